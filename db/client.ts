@@ -1,0 +1,69 @@
+import { mkdirSync } from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import { sql } from 'drizzle-orm';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
+import postgres from 'postgres';
+import { migratePglite, migratePostgres } from './migrate.js';
+import * as schema from './schema.js';
+
+/** The query surface both drivers share; queries are written once against it. */
+export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
+
+export type DatabaseOptions =
+  { kind: 'postgres'; url: string; poolMax: number } | { kind: 'pglite'; dataDir: string };
+
+export interface DatabaseHandle {
+  readonly kind: DatabaseOptions['kind'];
+  readonly db: Database;
+  /** Applies the committed migrations in drizzle/. */
+  migrate(): Promise<void>;
+  /** Resolves when the database answers a trivial query. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const CONNECT_TIMEOUT_SECONDS = 5;
+const STATEMENT_TIMEOUT_MS = 5_000;
+
+export function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
+  return options.kind === 'postgres'
+    ? Promise.resolve(openPostgres(options.url, options.poolMax))
+    : openPglite(options.dataDir);
+}
+
+function openPostgres(url: string, poolMax: number): DatabaseHandle {
+  const client = postgres(url, {
+    max: poolMax,
+    connect_timeout: CONNECT_TIMEOUT_SECONDS,
+    idle_timeout: 60,
+    onnotice: () => undefined,
+    connection: { application_name: 'petstore', statement_timeout: STATEMENT_TIMEOUT_MS },
+  });
+  const db = drizzlePostgres(client, { schema, casing: 'snake_case' });
+  return {
+    kind: 'postgres',
+    db,
+    migrate: () => migratePostgres(url),
+    ping: async () => {
+      await db.execute(sql`select 1`);
+    },
+    close: () => client.end({ timeout: 5 }),
+  };
+}
+
+async function openPglite(dataDir: string): Promise<DatabaseHandle> {
+  if (!dataDir.includes('://')) mkdirSync(dataDir, { recursive: true });
+  const client = await PGlite.create(dataDir);
+  const db = drizzlePglite(client, { schema, casing: 'snake_case' });
+  return {
+    kind: 'pglite',
+    db,
+    migrate: () => migratePglite(db),
+    ping: async () => {
+      await db.execute(sql`select 1`);
+    },
+    close: () => client.close(),
+  };
+}

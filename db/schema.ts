@@ -1,0 +1,47 @@
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  check,
+  index,
+  pgEnum,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
+
+export const petStatus = pgEnum('pet_status', ['available', 'pending', 'sold']);
+
+export const pets = pgTable(
+  'pets',
+  {
+    id: bigint({ mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    name: text().notNull(),
+    categoryId: bigint({ mode: 'number' }).notNull(),
+    status: petStatus().notNull().default('available'),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    // Serves "WHERE status = $1 AND id > $2 ORDER BY id" without a sort.
+    index('pets_status_id_idx').on(t.status, t.id),
+    // The API promises 1..255 characters; the database refuses anything else even from other writers.
+    check('pets_name_length', sql`char_length(${t.name}) between 1 and 255`),
+    check('pets_category_id_positive', sql`${t.categoryId} > 0`),
+  ],
+);
+
+export const apiKeyScope = pgEnum('api_key_scope', ['read', 'write']);
+
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    id: text().primaryKey(),
+    name: text().notNull(),
+    secretHash: text().notNull(),
+    scope: apiKeyScope().notNull().default('write'),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    lastUsedAt: timestamp({ withTimezone: true }),
+    revokedAt: timestamp({ withTimezone: true }),
+  },
+  (t) => [uniqueIndex('api_keys_secret_hash_idx').on(t.secretHash)],
+);
