@@ -1,0 +1,88 @@
+import type { Database } from '../../db/client.js';
+import { findActiveApiKey, touchApiKeys, type ApiKeyScope } from '../../db/queries/api-keys.js';
+import { hashApiKey, hashesEqual, parseApiKey } from './api-key.js';
+
+export interface Principal {
+  keyId: string;
+  scope: ApiKeyScope;
+}
+
+/** Revocation reaches every instance within this bound (stated in the README). */
+export const KEY_CACHE_TTL_MS = 1_000;
+const KEY_CACHE_MAX_ENTRIES = 10_000;
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+interface CachedPrincipal {
+  principal: Principal;
+  expiresAt: number;
+}
+
+/**
+ * Resolves a bearer token to the key it names. Database keys are looked up by their public id
+ * and compared by hash in constant time; a positive answer is cached briefly so the hot path
+ * does not pay a round trip per request.
+ */
+export class Authenticator {
+  private readonly envKeys: { id: string; hash: string }[];
+  private readonly cache = new Map<string, CachedPrincipal>();
+  private readonly lastTouched = new Map<string, number>();
+
+  constructor(
+    private readonly db: Database,
+    envKeys: readonly string[],
+    private readonly onBackgroundError: (error: unknown) => void = () => undefined,
+  ) {
+    this.envKeys = envKeys.map((key, index) => ({ id: `env-${index + 1}`, hash: hashApiKey(key) }));
+  }
+
+  async authenticate(token: string): Promise<Principal | null> {
+    const hash = hashApiKey(token);
+    const envPrincipal = this.matchEnvKey(hash);
+    if (envPrincipal) return envPrincipal;
+
+    const id = parseApiKey(token);
+    if (!id) return null;
+    const now = Date.now();
+    const cached = this.cache.get(hash);
+    if (cached && cached.expiresAt > now) return cached.principal;
+
+    const stored = await findActiveApiKey(this.db, id);
+    if (!stored || !hashesEqual(stored.secretHash, hash)) {
+      this.cache.delete(hash);
+      return null;
+    }
+    const principal: Principal = { keyId: id, scope: stored.scope };
+    if (this.cache.size >= KEY_CACHE_MAX_ENTRIES) this.cache.clear();
+    this.cache.set(hash, { principal, expiresAt: now + KEY_CACHE_TTL_MS });
+    this.recordUse(id, now);
+    return principal;
+  }
+
+  /** Every configured key is compared, so the time taken does not say which one matched. */
+  private matchEnvKey(hash: string): Principal | undefined {
+    let matched: string | undefined;
+    for (const key of this.envKeys) {
+      if (hashesEqual(key.hash, hash)) matched = key.id;
+    }
+    return matched ? { keyId: matched, scope: 'write' } : undefined;
+  }
+
+  private recordUse(id: string, now: number): void {
+    const last = this.lastTouched.get(id) ?? 0;
+    if (now - last < LAST_USED_RESOLUTION_MS) return;
+    this.lastTouched.set(id, now);
+    touchApiKeys(this.db, [id], new Date(now)).catch(this.onBackgroundError);
+  }
+}
+
+export type BearerCredentials =
+  { kind: 'missing' } | { kind: 'invalid' } | { kind: 'token'; token: string };
+
+const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+
+/** RFC 6750 bearer syntax; the scheme name is case-insensitive. */
+export function readBearer(header: string | undefined): BearerCredentials {
+  if (header === undefined || header === '') return { kind: 'missing' };
+  const token = BEARER.exec(header)?.[1];
+  return token ? { kind: 'token', token } : { kind: 'invalid' };
+}

@@ -1,0 +1,53 @@
+import { z } from 'zod';
+
+const baseUrl = z
+  .url({ protocol: /^https?$/ })
+  .refine((url) => new URL(url).pathname.replace(/\/$/, '').endsWith('/v1'), {
+    message: 'must end in /v1',
+  })
+  .transform((url) => url.replace(/\/$/, ''));
+
+const configSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(1000).default(10),
+  PGLITE_DIR: z.string().min(1).default('./.data/pglite'),
+  MIGRATE_ON_START: z.stringbool().default(true),
+  API_KEYS: z
+    .string()
+    .default('')
+    .transform((value) =>
+      value
+        .split(',')
+        .map((key) => key.trim())
+        .filter((key) => key.length > 0),
+    ),
+  PUBLIC_BASE_URL: baseUrl.optional(),
+  STAGING_BASE_URL: baseUrl.optional(),
+  TRUST_PROXY: z.stringbool().default(false),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type Config = Omit<z.infer<typeof configSchema>, 'PUBLIC_BASE_URL'> & {
+  PUBLIC_BASE_URL: string;
+};
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** The one place that reads the environment; everything else receives a Config. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
+  const parsed = configSchema.safeParse(present);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const config = parsed.data;
+  return {
+    ...config,
+    PUBLIC_BASE_URL: config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}/v1`,
+  };
+}

@@ -1,0 +1,106 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { TRPCError, type AnyTRPCRouter } from '@trpc/server';
+import type { DatabaseHandle } from '../../db/client.js';
+import { readBearer, type Authenticator, type Principal } from '../auth/authenticator.js';
+import { createContextInner, type Context } from '../context.js';
+import { toTRPCError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { createPublicRoutes } from './public-routes.js';
+import { notFound, createRequestState, type RequestState } from './request-state.js';
+import { sendError } from './respond.js';
+import { createRestHandler } from './rest-handler.js';
+import { createTrpcHandler, sendTrpcError } from './trpc-handler.js';
+
+export interface HandlerDeps {
+  router: AnyTRPCRouter;
+  createCaller: (ctx: Context) => unknown;
+  database: DatabaseHandle;
+  authenticator: Authenticator;
+  logger: Logger;
+  openApiDocument: object;
+  trustProxy: boolean;
+  /** Used for links when the request's own Host header is unusable. */
+  fallbackOrigin: string;
+}
+
+const REALM = 'Bearer realm="petstore"';
+
+export function createRequestHandler(deps: HandlerDeps) {
+  const { router, database, authenticator, logger } = deps;
+  const publicRoutes = createPublicRoutes(deps);
+  const logServerError = (error: TRPCError, state?: RequestState) => {
+    if (error.code === 'INTERNAL_SERVER_ERROR' || error.code === 'SERVICE_UNAVAILABLE') {
+      logger.error({ err: error.cause ?? error, reqId: state?.requestId }, error.message);
+    }
+  };
+  const rest = createRestHandler(router, deps.createCaller);
+
+  async function authenticate(req: IncomingMessage, state: RequestState): Promise<Principal> {
+    const credentials = readBearer(req.headers.authorization);
+    const principal =
+      credentials.kind === 'token' ? await authenticator.authenticate(credentials.token) : null;
+    if (principal) {
+      state.keyId = principal.keyId;
+      return principal;
+    }
+    const missing = credentials.kind === 'missing';
+    state.headers['www-authenticate'] = missing ? REALM : `${REALM}, error="invalid_token"`;
+    throw new TRPCError({
+      code: 'UNAUTHORIZED',
+      message: missing ? 'Missing API key: send Authorization: Bearer <key>' : 'Invalid API key',
+    });
+  }
+
+  async function contextFor(req: IncomingMessage, state: RequestState): Promise<Context> {
+    const principal = await authenticate(req, state);
+    return createContextInner({ db: database.db, principal, baseUrl: `${state.origin}/v1` });
+  }
+
+  async function route(req: IncomingMessage, res: ServerResponse, state: RequestState) {
+    const path = state.url.pathname;
+    const publicRoute = publicRoutes.get(path);
+    if (publicRoute) return publicRoute(req, res, state);
+    if (path === '/v1' || path.startsWith('/v1/')) {
+      const ctx = await contextFor(req, state);
+      return rest(req, res, state, path.slice('/v1'.length) || '/', ctx);
+    }
+    if (path.startsWith('/trpc/')) {
+      const ctx = await contextFor(req, state);
+      state.route = '/trpc';
+      return trpc(req, res, path.slice('/trpc/'.length), ctx);
+    }
+    throw notFound(state, req.method);
+  }
+
+  const trpc = createTrpcHandler(router, (error) => {
+    logServerError(error);
+  });
+
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    const state = createRequestState(req, deps);
+    res.setHeader('x-request-id', state.requestId);
+    res.once('finish', () => {
+      if (state.route === '/healthz' || state.route === '/readyz') return;
+      logger.info({
+        reqId: state.requestId,
+        method: req.method,
+        route: state.route ?? 'unmatched',
+        status: res.statusCode,
+        durationMs: Math.round((performance.now() - state.startedAt) * 10) / 10,
+        keyId: state.keyId,
+      });
+    });
+    route(req, res, state).catch((cause: unknown) => {
+      const error = toTRPCError(cause);
+      logServerError(error, state);
+      if (res.headersSent || error.code === 'CLIENT_CLOSED_REQUEST') {
+        res.destroy();
+        return;
+      }
+      // The unread rest of a refused body must not be taken for the next request.
+      if (error.code === 'PAYLOAD_TOO_LARGE') state.headers.connection = 'close';
+      if (state.url.pathname.startsWith('/trpc/')) sendTrpcError(res, router, error, state.headers);
+      else sendError(res, error, state.headers);
+    });
+  };
+}

@@ -1,0 +1,77 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { TRPCError } from '@trpc/server';
+import type { DatabaseHandle } from '../../db/client.js';
+import type { RequestState } from './request-state.js';
+import { sendJson } from './respond.js';
+
+type PublicRoute = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  state: RequestState,
+) => Promise<void>;
+
+const READY_TIMEOUT_MS = 2_000;
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      reject(new Error(`timed out after ${ms} ms`));
+    }, ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => {
+    clearTimeout(timer);
+  });
+}
+
+function readOnly(name: string, serve: PublicRoute): PublicRoute {
+  return async (req, res, state) => {
+    state.route = name;
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      state.headers.allow = 'GET, HEAD';
+      throw new TRPCError({
+        code: 'METHOD_NOT_SUPPORTED',
+        message: `${req.method ?? ''} is not supported on ${name}; allowed: GET, HEAD`,
+      });
+    }
+    await serve(req, res, state);
+  };
+}
+
+/** Endpoints that need no API key: health, readiness and the interface description. */
+export function createPublicRoutes(deps: { database: DatabaseHandle; openApiDocument: object }) {
+  const openApiJson = JSON.stringify(deps.openApiDocument);
+  return new Map<string, PublicRoute>([
+    [
+      '/healthz',
+      readOnly('/healthz', (_req, res) => {
+        sendJson(res, 200, { status: 'ok' });
+        return Promise.resolve();
+      }),
+    ],
+    [
+      '/readyz',
+      readOnly('/readyz', async (_req, res) => {
+        try {
+          await withTimeout(deps.database.ping(), READY_TIMEOUT_MS);
+        } catch (cause) {
+          throw new TRPCError({
+            code: 'SERVICE_UNAVAILABLE',
+            message: 'The database is not answering',
+            cause,
+          });
+        }
+        sendJson(res, 200, { status: 'ready' });
+      }),
+    ],
+    [
+      '/v1/openapi.json',
+      readOnly('/v1/openapi.json', (_req, res) => {
+        res.setHeader('content-type', 'application/json');
+        res.setHeader('content-length', Buffer.byteLength(openApiJson));
+        res.end(openApiJson);
+        return Promise.resolve();
+      }),
+    ],
+  ]);
+}

@@ -1,0 +1,117 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { TRPCError } from '@trpc/server';
+import type { OpenApiRouter } from 'trpc-to-openapi';
+import type { Context } from '../context.js';
+import { isJsonContentType, parseJson, readBody } from './body.js';
+import { deprecationHeaders } from './deprecation.js';
+import { sendJson } from './respond.js';
+import { matchRoute, restRoutesOf, type RestRoute } from './rest-routes.js';
+import { notFound, type RequestState } from './request-state.js';
+
+type Procedure = (input: unknown) => Promise<unknown>;
+type CallerFactory = (ctx: Context) => unknown;
+
+const INTEGER = /^-?\d+$/;
+
+function queryInput(route: RestRoute, url: URL): Record<string, unknown> {
+  const input: Record<string, unknown> = {};
+  for (const [key, raw] of url.searchParams) {
+    const value = route.numericParams.has(key) && INTEGER.test(raw) ? Number(raw) : raw;
+    const previous = input[key];
+    // A repeated parameter stays visible as an array, so validation can refuse it.
+    if (previous === undefined) input[key] = value;
+    else
+      input[key] = Array.isArray(previous)
+        ? [...(previous as unknown[]), value]
+        : [previous, value];
+  }
+  return input;
+}
+
+function pathInput(route: RestRoute, params: Record<string, string>): Record<string, unknown> {
+  const input: Record<string, unknown> = {};
+  for (const [key, encoded] of Object.entries(params)) {
+    let raw: string;
+    try {
+      raw = decodeURIComponent(encoded);
+    } catch {
+      throw new TRPCError({
+        code: 'BAD_REQUEST',
+        message: `Path parameter ${key} is not valid percent-encoding`,
+      });
+    }
+    input[key] = route.numericParams.has(key) && INTEGER.test(raw) ? Number(raw) : raw;
+  }
+  return input;
+}
+
+async function bodyInput(
+  req: IncomingMessage,
+  route: RestRoute,
+  url: URL,
+  params: Record<string, string>,
+): Promise<unknown> {
+  const unknownQuery = [...url.searchParams.keys()][0];
+  if (unknownQuery !== undefined) {
+    throw new TRPCError({
+      code: 'BAD_REQUEST',
+      message: `Unknown query parameter "${unknownQuery}"`,
+    });
+  }
+  if (!isJsonContentType(req.headers['content-type'])) {
+    throw new TRPCError({
+      code: 'UNSUPPORTED_MEDIA_TYPE',
+      message: 'Request body must be application/json',
+    });
+  }
+  const body = parseJson(await readBody(req));
+  const fromPath = pathInput(route, params);
+  if (Object.keys(fromPath).length === 0) return body;
+  return typeof body === 'object' && body !== null && !Array.isArray(body)
+    ? { ...body, ...fromPath }
+    : body;
+}
+
+function procedureAt(caller: unknown, path: string): Procedure {
+  let node = caller as Record<string, unknown>;
+  for (const segment of path.split('.')) node = node[segment] as Record<string, unknown>;
+  return node as unknown as Procedure;
+}
+
+/**
+ * Serves the REST surface from the tRPC procedures themselves: routes come from their
+ * trpc-to-openapi meta and each call goes through the procedure's own middleware and
+ * validation, so REST and tRPC cannot behave differently.
+ */
+export function createRestHandler(router: OpenApiRouter, createCaller: CallerFactory) {
+  const routes = restRoutesOf(router);
+
+  return async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    state: RequestState,
+    path: string,
+    ctx: Context,
+  ) => {
+    const match = matchRoute(routes, req.method ?? 'GET', path);
+    if (match.kind === 'none') {
+      throw notFound(state, req.method);
+    }
+    if (match.kind === 'wrong-method') {
+      state.headers.allow = match.allow.join(', ');
+      throw new TRPCError({
+        code: 'METHOD_NOT_SUPPORTED',
+        message: `${req.method ?? ''} is not supported on ${state.url.pathname}; allowed: ${state.headers.allow}`,
+      });
+    }
+    const { route, params } = match;
+    state.route = route.template;
+    if (route.deprecated) Object.assign(state.headers, deprecationHeaders(state.origin));
+
+    const input = route.acceptsBody
+      ? await bodyInput(req, route, state.url, params)
+      : { ...queryInput(route, state.url), ...pathInput(route, params) };
+    const output = await procedureAt(createCaller(ctx), route.procedure)(input);
+    sendJson(res, route.successStatus, output, { ...state.headers, ...ctx.responseHeaders });
+  };
+}

@@ -1,0 +1,97 @@
+import { TRPCError } from '@trpc/server';
+import { z } from 'zod';
+import { findPet, insertPet, listPets } from '../../db/queries/pets.js';
+import { GetPetInputSchema, ListPetsInputSchema, NewPetSchema, PetSchema } from '../schemas/pet.js';
+import { authedProcedure, router, scopedProcedure } from '../trpc.js';
+
+const UNAUTHORIZED = 'Missing or invalid API key.';
+const UNAVAILABLE = 'The database is unavailable; retry shortly.';
+const INTERNAL = 'Unexpected server error.';
+
+export const petsRouter = router({
+  list: authedProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/pets',
+        operationId: 'listPets',
+        summary: 'List animals',
+        description: 'Animals in ascending id order, optionally filtered by status.',
+        tags: ['pets'],
+        successDescription: 'A page of animals.',
+        errorResponses: {
+          400: 'Invalid or unknown query parameter.',
+          401: UNAUTHORIZED,
+          500: INTERNAL,
+          503: UNAVAILABLE,
+        },
+      },
+    })
+    .input(ListPetsInputSchema)
+    .output(z.array(PetSchema))
+    .query(({ ctx, input }) => listPets(ctx.db, input)),
+
+  create: scopedProcedure('write')
+    .meta({
+      successStatus: 201,
+      openapi: {
+        method: 'POST',
+        path: '/pets',
+        operationId: 'createPet',
+        summary: 'Add an animal',
+        tags: ['pets'],
+        successDescription: 'The created animal, with its assigned id.',
+        responseHeaders: z.object({
+          Location: z
+            .url()
+            .meta({ description: 'Address of the created animal: `{base}/pets/{id}`.' }),
+        }),
+        errorResponses: {
+          400: 'Malformed JSON, missing or invalid fields, or unknown fields.',
+          401: UNAUTHORIZED,
+          403: 'The API key is read-only.',
+          413: 'The body is larger than 64 KiB.',
+          415: 'The body is not application/json.',
+          500: INTERNAL,
+          503: UNAVAILABLE,
+        },
+      },
+    })
+    .input(NewPetSchema)
+    .output(PetSchema)
+    .mutation(async ({ ctx, input }) => {
+      const pet = await insertPet(ctx.db, input);
+      ctx.responseHeaders.location = `${ctx.baseUrl}/pets/${pet.id}`;
+      return pet;
+    }),
+
+  get: authedProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/pets/{petId}',
+        operationId: 'getPet',
+        summary: 'Return one animal by id',
+        description:
+          'Deprecated: to be removed on 5 December 2030. Use `GET /pets` with the `status` filter instead.',
+        tags: ['pets'],
+        deprecated: true,
+        successDescription: 'The animal.',
+        errorResponses: {
+          400: '`petId` is not a positive integer.',
+          401: UNAUTHORIZED,
+          404: 'No animal has this id.',
+          500: INTERNAL,
+          503: UNAVAILABLE,
+        },
+      },
+    })
+    .input(GetPetInputSchema)
+    .output(PetSchema)
+    .query(async ({ ctx, input }) => {
+      const pet = await findPet(ctx.db, input.petId);
+      if (!pet)
+        throw new TRPCError({ code: 'NOT_FOUND', message: `No pet with id ${input.petId}` });
+      return pet;
+    }),
+});
