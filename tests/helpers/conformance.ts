@@ -1,0 +1,84 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { expect } from 'vitest';
+
+type Json = Record<string, unknown>;
+type Operation = { responses: Record<string, Json> };
+
+export interface CheckedResponse {
+  status: number;
+  headers: Headers;
+  body: unknown;
+}
+
+export interface Conformance {
+  document: Json;
+  /** Fails the test unless the response is one the document allows for this request. */
+  check(method: string, url: string, response: CheckedResponse): void;
+}
+
+function pointer(...segments: string[]): string {
+  return segments.map((segment) => segment.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
+}
+
+/**
+ * Validates live responses against the OpenAPI document the server itself serves: the status
+ * must be documented for the operation, the body must match its schema (JSON Schema 2020-12,
+ * as OpenAPI 3.1 uses), and every required header must be present. Requests that match no
+ * operation (404, 405) must still carry the Error body.
+ */
+export async function loadConformance(origin: string): Promise<Conformance> {
+  const response = await fetch(`${origin}/v1/openapi.json`);
+  const document = (await response.json()) as Json;
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats.default(ajv);
+  ajv.addSchema(document, 'openapi.json');
+  const paths = document.paths as Record<string, Record<string, Operation>>;
+  const routes = Object.keys(paths).map((template) => ({
+    template,
+    pattern: new RegExp(`^/v1${template.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+  }));
+
+  const validate = (ref: string, body: unknown, context: string) => {
+    const validator = ajv.getSchema(`openapi.json#${ref}`);
+    if (!validator) throw new Error(`No schema at ${ref}`);
+    if (!validator(body)) {
+      expect.fail(
+        `${context}: body does not match ${ref}: ${ajv.errorsText(validator.errors)}\n${JSON.stringify(body)}`,
+      );
+    }
+  };
+
+  return {
+    document,
+    check(method, url, { status, headers, body }) {
+      const path = new URL(url).pathname;
+      const context = `${method} ${path} -> ${status}`;
+      expect(headers.get('x-request-id'), `${context}: X-Request-Id`).toBeTruthy();
+      if (status >= 400) {
+        expect(headers.get('content-type'), `${context}: content type`).toMatch(
+          /^application\/json/,
+        );
+        expect((body as { status?: unknown }).status, `${context}: Error.status`).toBe(status);
+      }
+      const route = routes.find((candidate) => candidate.pattern.test(path));
+      const operation = route ? paths[route.template]?.[method.toLowerCase()] : undefined;
+      if (!route || !operation) {
+        expect([401, 404, 405], `${context}: undocumented operation`).toContain(status);
+        validate('/components/schemas/Error', body, context);
+        return;
+      }
+      const documented = operation.responses[String(status)];
+      expect(documented, `${context}: status not documented`).toBeDefined();
+      const schemaRef = `/${pointer('paths', route.template, method.toLowerCase(), 'responses', String(status), 'content', 'application/json', 'schema')}`;
+      validate(schemaRef, body, context);
+      const documentedHeaders = (documented?.headers ?? {}) as Record<
+        string,
+        { required?: boolean }
+      >;
+      for (const [name, header] of Object.entries(documentedHeaders)) {
+        if (header.required) expect(headers.get(name), `${context}: header ${name}`).toBeTruthy();
+      }
+    },
+  };
+}

@@ -1,0 +1,72 @@
+import { randomBytes } from 'node:crypto';
+import postgres from 'postgres';
+import { inject } from 'vitest';
+import { openDatabase, type DatabaseHandle, type DatabaseOptions } from '../../db/client.js';
+
+export type TestDatabaseTarget = { kind: 'pglite' } | { kind: 'postgres'; url: string };
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    database: TestDatabaseTarget;
+  }
+}
+
+export interface TestDatabase {
+  handle: DatabaseHandle;
+  options: DatabaseOptions;
+  /** Closes the handle and drops what was created for this test file. */
+  destroy(): Promise<void>;
+}
+
+export function testDatabaseTarget(): TestDatabaseTarget {
+  return inject('database');
+}
+
+/** A fresh, migrated database: in-memory PGlite, or a new database on the PostgreSQL server. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const target = testDatabaseTarget();
+  if (target.kind === 'pglite') {
+    const options: DatabaseOptions = { kind: 'pglite', dataDir: 'memory://' };
+    const handle = await openDatabase(options);
+    await handle.migrate();
+    return { handle, options, destroy: () => handle.close() };
+  }
+  const { url, drop } = await createPostgresDatabase(target.url);
+  const options: DatabaseOptions = { kind: 'postgres', url, poolMax: 10 };
+  const handle = await openDatabase(options);
+  await handle.migrate();
+  return {
+    handle,
+    options,
+    destroy: async () => {
+      await handle.close();
+      await drop();
+    },
+  };
+}
+
+/** A database of its own on the server, so parallel files and runs never see each other's rows. */
+export async function createPostgresDatabase(
+  serverUrl: string,
+): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `petstore_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const admin = postgres(serverUrl, { max: 1, onnotice: () => undefined });
+  try {
+    await admin.unsafe(`create database "${name}"`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const cleanup = postgres(serverUrl, { max: 1, onnotice: () => undefined });
+      try {
+        await cleanup.unsafe(`drop database if exists "${name}" with (force)`);
+      } finally {
+        await cleanup.end();
+      }
+    },
+  };
+}
