@@ -26,9 +26,9 @@ export function createApiClient(
   conformance: Conformance,
   defaultKey: string,
 ): ApiClient {
-  return async <T>(method: string, path: string, options: RequestOptions = {}) => {
+  const request = async (method: string, path: string, options: RequestOptions = {}) => {
     const key = options.key === undefined ? defaultKey : options.key;
-    const headers: Record<string, string> = { ...options.headers };
+    const headers: Record<string, string | undefined> = { ...options.headers };
     if (key !== null) headers.authorization ??= `Bearer ${key}`;
     let body: string | undefined;
     if (options.body !== undefined) {
@@ -36,11 +36,12 @@ export function createApiClient(
       headers['content-type'] ??= 'application/json';
     }
     const url = `${origin}${path}`;
-    const response = await fetch(url, { method, headers, body });
+    const response = await fetch(url, { method, headers: headers as Record<string, string>, body });
     const text = await response.text();
     const parsed: unknown = text === '' ? undefined : JSON.parse(text);
-    const result = { status: response.status, headers: response.headers, body: parsed as T };
+    const result: ApiResponse = { status: response.status, headers: response.headers, body: parsed };
     conformance.check(method, url, result);
     return result;
   };
+  return request as ApiClient;
 }
