@@ -15,10 +15,10 @@ export default defineConfig({
       ...(postgresUrl
         ? [
             {
-              extends: true,
+              extends: true as const,
               test: {
                 name: 'postgres',
-                provide: { database: { kind: 'postgres', url: postgresUrl } },
+                provide: { database: { kind: 'postgres' as const, url: postgresUrl } },
               },
             },
           ]
