@@ -12,7 +12,7 @@ import type { ZodType } from 'zod';
 import { ErrorSchema } from '../schemas/error.js';
 import { NewPetSchema } from '../schemas/pet.js';
 import type { Meta } from '../trpc.js';
-import { DEPRECATED_AT_UNIX, SUNSET_HTTP_DATE } from '../http/deprecation.js';
+import { DEPRECATION, REQUEST_ID, SHARED_HEADERS, WWW_AUTHENTICATE } from './headers.js';
 
 export interface DocumentOptions {
   productionUrl: string;
@@ -22,27 +22,6 @@ export interface DocumentOptions {
 type Json = Record<string, unknown>;
 
 const ERROR_REF = { $ref: '#/components/schemas/Error' };
-
-const header = (description: string, example?: string) => ({
-  description,
-  schema: { type: 'string', ...(example ? { examples: [example] } : {}) },
-});
-
-const REQUEST_ID_HEADER = header(
-  "Identifies this request in the service logs: the caller's own `X-Request-Id` when it sent a sane one, otherwise generated.",
-);
-const WWW_AUTHENTICATE_HEADER = header(
-  'RFC 6750 challenge; carries `error="invalid_token"` when a key was sent but is not valid.',
-  'Bearer realm="petstore", error="invalid_token"',
-);
-const DEPRECATION_HEADERS = {
-  Deprecation: header('RFC 9745: when this operation was deprecated.', `@${DEPRECATED_AT_UNIX}`),
-  Sunset: header('RFC 8594: when this operation will be removed.', SUNSET_HTTP_DATE),
-  Link: header(
-    'Points at the documentation naming the replacement.',
-    '<https://petstore.example/docs>; rel="deprecation"',
-  ),
-};
 
 /**
  * What trpc-to-openapi cannot express, applied to its output in one place: the real success
@@ -71,15 +50,15 @@ function applyContractDetails(
       for (const [status, description] of Object.entries(openapi.errorResponses ?? {})) {
         responses[status] = {
           description,
-          headers: status === '401' ? { 'WWW-Authenticate': WWW_AUTHENTICATE_HEADER } : {},
+          headers: status === '401' ? WWW_AUTHENTICATE : {},
           content: { 'application/json': { schema: ERROR_REF } },
         };
       }
       for (const response of Object.values(responses)) {
         response.headers = {
           ...(response.headers as Json | undefined),
-          ...(openapi.deprecated ? DEPRECATION_HEADERS : {}),
-          'X-Request-Id': REQUEST_ID_HEADER,
+          ...(openapi.deprecated ? DEPRECATION : {}),
+          ...REQUEST_ID,
         };
       }
       operation.responses = responses;
@@ -99,7 +78,7 @@ function applyContractDetails(
       { url: options.productionUrl, description: 'Production' },
       ...(options.stagingUrl ? [{ url: options.stagingUrl, description: 'Staging' }] : []),
     ],
-    components: { ...document.components, schemas },
+    components: { ...document.components, schemas, headers: SHARED_HEADERS },
   };
 }
 

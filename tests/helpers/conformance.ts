@@ -4,6 +4,7 @@ import { expect } from 'vitest';
 
 type Json = Record<string, unknown>;
 type Operation = { responses: Record<string, Json> };
+type HeaderObject = { $ref?: string; required?: boolean };
 
 export interface CheckedResponse {
   status: number;
@@ -39,6 +40,17 @@ export async function loadConformance(origin: string): Promise<Conformance> {
     pattern: new RegExp(`^/v1${template.replace(/\{[^}]+\}/g, '[^/]+')}$`),
   }));
 
+  const sharedHeaders = ((document.components as Json | undefined)?.headers ?? {}) as Record<
+    string,
+    HeaderObject
+  >;
+  const resolveHeader = (header: HeaderObject): HeaderObject => {
+    if (!header.$ref) return header;
+    const resolved = sharedHeaders[header.$ref.replace('#/components/headers/', '')];
+    if (!resolved) throw new Error(`Unresolvable header ${header.$ref}`);
+    return resolved;
+  };
+
   const validate = (ref: string, body: unknown, context: string) => {
     const validator = ajv.getSchema(`openapi.json#${ref}`);
     if (!validator) throw new Error(`No schema at ${ref}`);
@@ -72,12 +84,11 @@ export async function loadConformance(origin: string): Promise<Conformance> {
       expect(documented, `${context}: status not documented`).toBeDefined();
       const schemaRef = `/${pointer('paths', route.template, method.toLowerCase(), 'responses', String(status), 'content', 'application/json', 'schema')}`;
       validate(schemaRef, body, context);
-      const documentedHeaders = (documented?.headers ?? {}) as Record<
-        string,
-        { required?: boolean }
-      >;
+      const documentedHeaders = (documented?.headers ?? {}) as Record<string, HeaderObject>;
       for (const [name, header] of Object.entries(documentedHeaders)) {
-        if (header.required) expect(headers.get(name), `${context}: header ${name}`).toBeTruthy();
+        if (resolveHeader(header).required) {
+          expect(headers.get(name), `${context}: header ${name}`).toBeTruthy();
+        }
       }
     },
   };

@@ -46,3 +46,16 @@ describe('the conformance check', () => {
     }).toThrow(/Location/);
   });
 });
+
+describe('the conformance check on shared headers', () => {
+  it('rejects a deprecated operation answered without its Sunset header', () => {
+    const pet = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
+    expect(() => {
+      server.conformance.check('GET', `${server.baseUrl}/pets/1`, {
+        status: 200,
+        headers: headers({ deprecation: '@1', link: '<x>; rel="deprecation"' }),
+        body: pet,
+      });
+    }).toThrow(/Sunset/);
+  });
+});
