@@ -10,7 +10,6 @@ import {
 } from 'trpc-to-openapi';
 import type { ZodType } from 'zod';
 import { ErrorSchema } from '../schemas/error.js';
-import { NewPetSchema } from '../schemas/pet.js';
 import type { Meta } from '../trpc.js';
 import { DEPRECATION, REQUEST_ID, SHARED_HEADERS, WWW_AUTHENTICATE } from './headers.js';
 
@@ -20,6 +19,7 @@ export interface DocumentOptions {
 }
 
 type Json = Record<string, unknown>;
+type SchemaMap = NonNullable<NonNullable<OpenAPIObject['components']>['schemas']>;
 
 const ERROR_REF = { $ref: '#/components/schemas/Error' };
 
@@ -33,6 +33,7 @@ function applyContractDetails(
   router: OpenApiRouter,
   options: DocumentOptions,
 ): OpenAPIObject {
+  const namedBodies: SchemaMap = {};
   forEachOpenApiProcedure(
     router._def.procedures as OpenApiProcedureRecord,
     ({ procedure, meta }) => {
@@ -62,7 +63,7 @@ function applyContractDetails(
         };
       }
       operation.responses = responses;
-      nameRequestBody(operation, procedure);
+      nameRequestBody(operation, procedure, namedBodies);
     },
   );
 
@@ -74,22 +75,37 @@ function applyContractDetails(
   );
   return {
     ...document,
+    tags: [{ name: 'pets', description: 'The animals offered in the store.' }],
     servers: [
       { url: options.productionUrl, description: 'Production' },
       ...(options.stagingUrl ? [{ url: options.stagingUrl, description: 'Staging' }] : []),
     ],
-    components: { ...document.components, schemas, headers: SHARED_HEADERS },
+    components: {
+      ...document.components,
+      schemas: { ...schemas, ...namedBodies },
+      headers: SHARED_HEADERS,
+    },
   };
 }
 
-/** The library inlines a copy of the body schema; point at the named component instead. */
-function nameRequestBody(operation: Json, procedure: OpenApiProcedure): void {
+/**
+ * The library inlines the body schema (rendered for input: defaulted fields optional). Keep that
+ * rendering as the named component and point the body at it.
+ */
+function nameRequestBody(
+  operation: Json,
+  procedure: OpenApiProcedure,
+  named: SchemaMap,
+): void {
   const { inputParser } = getInputOutputParsers(procedure);
   const id = (inputParser as ZodType).meta()?.id;
   const content = (operation.requestBody as { content?: Record<string, Json> } | undefined)
     ?.content;
-  if (!id || !content) return;
-  for (const media of Object.values(content)) media.schema = { $ref: `#/components/schemas/${id}` };
+  if (typeof id !== 'string' || !content) return;
+  for (const media of Object.values(content)) {
+    named[id] = media.schema as SchemaMap[string];
+    media.schema = { $ref: `#/components/schemas/${id}` };
+  }
 }
 
 export function buildOpenApiDocument(
@@ -107,7 +123,7 @@ export function buildOpenApiDocument(
     securitySchemes: {
       bearerAuth: { type: 'http', scheme: 'bearer', description: 'The API key as a bearer token.' },
     },
-    defs: { NewPet: NewPetSchema, Error: ErrorSchema },
+    defs: { Error: ErrorSchema },
   });
   return applyContractDetails(generated, router, options);
 }

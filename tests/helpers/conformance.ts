@@ -16,6 +16,8 @@ export interface Conformance {
   document: Json;
   /** Fails the test unless the response is one the document allows for this request. */
   check(method: string, url: string, response: CheckedResponse): void;
+  /** Fails unless `status` is documented for the operation and `body` matches its schema. */
+  checkOperation(operationId: string, status: number, body: unknown): void;
 }
 
 function pointer(...segments: string[]): string {
@@ -61,8 +63,27 @@ export async function loadConformance(origin: string): Promise<Conformance> {
     }
   };
 
+  const findOperation = (operationId: string) => {
+    for (const [template, item] of Object.entries(paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        if ((operation as Json).operationId === operationId) return { template, method, operation };
+      }
+    }
+    throw new Error(`No operation ${operationId} in the document`);
+  };
+
   return {
     document,
+    checkOperation(operationId, status, body) {
+      const { template, method, operation } = findOperation(operationId);
+      const context = `${operationId} -> ${status}`;
+      expect(
+        operation.responses[String(status)],
+        `${context}: status not documented`,
+      ).toBeDefined();
+      const schemaRef = `/${pointer('paths', template, method, 'responses', String(status), 'content', 'application/json', 'schema')}`;
+      validate(schemaRef, body, context);
+    },
     check(method, url, { status, headers, body }) {
       const path = new URL(url).pathname;
       const context = `${method} ${path} -> ${status}`;

@@ -1,0 +1,125 @@
+import { readFile } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  CLIENT_TYPES_PATH,
+  OPENAPI_JSON_PATH,
+  renderOpenApiArtifacts,
+} from '../../scripts/openapi-artifacts.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+/* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-member-access,
+   @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-argument
+   -- these tests walk the served JSON document, whose shape is what they assert */
+type Json = Record<string, any>;
+
+let server: TestServer;
+let served: Json;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  served = server.conformance.document;
+});
+afterAll(() => server.close());
+
+const operations = () =>
+  Object.entries(served.paths as Json).flatMap(([path, item]) =>
+    Object.entries(item as Json).map(([method, operation]) => ({
+      path,
+      method,
+      operation: operation as Json,
+    })),
+  );
+
+describe('the committed interface', () => {
+  it('openapi.json and the generated client types are what the router generates (run `npm run openapi`)', async () => {
+    const { json, types } = await renderOpenApiArtifacts();
+    expect(await readFile(OPENAPI_JSON_PATH, 'utf8')).toBe(json);
+    expect(await readFile(CLIENT_TYPES_PATH, 'utf8')).toBe(types);
+  });
+});
+
+describe('GET /v1/openapi.json', () => {
+  it('is OpenAPI 3.1, version 1.0.0, with the configured production and staging servers', () => {
+    expect(served.openapi).toBe('3.1.0');
+    expect(served.info.version).toBe('1.0.0');
+    expect(served.servers).toEqual([
+      { url: 'https://api.petstore.test/v1', description: 'Production' },
+      { url: 'https://staging.petstore.test/v1', description: 'Staging' },
+    ]);
+  });
+
+  it('names the three operations exactly and documents /pets and /pets/{petId}', () => {
+    expect(
+      operations().map(
+        ({ path, method, operation }) => `${method} ${path} ${operation.operationId}`,
+      ),
+    ).toEqual(['get /pets listPets', 'post /pets createPet', 'get /pets/{petId} getPet']);
+  });
+
+  it('requires bearer authentication on every operation', () => {
+    expect(served.components.securitySchemes.bearerAuth).toMatchObject({
+      type: 'http',
+      scheme: 'bearer',
+    });
+    for (const { operation } of operations())
+      expect(operation.security).toEqual([{ bearerAuth: [] }]);
+  });
+
+  it('keeps Pet, NewPet, PetStatus and Error as components, used by $ref, with int64 formats', () => {
+    const { schemas } = served.components;
+    expect(Object.keys(schemas).sort()).toEqual(['Error', 'NewPet', 'Pet', 'PetStatus']);
+    expect(schemas.Pet.properties.id).toMatchObject({ type: 'integer', format: 'int64' });
+    expect(schemas.Pet.properties.categoryId).toMatchObject({ type: 'integer', format: 'int64' });
+    expect(schemas.NewPet.properties.categoryId).toMatchObject({
+      type: 'integer',
+      format: 'int64',
+    });
+    expect(schemas.Error.required).toEqual(['code', 'message', 'status']);
+    const create = served.paths['/pets'].post;
+    expect(create.requestBody.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/NewPet',
+    });
+    const getPet = served.paths['/pets/{petId}'].get;
+    expect(getPet.parameters[0].schema).toMatchObject({ type: 'integer', format: 'int64' });
+  });
+
+  it('documents the real statuses, each error with the Error schema', () => {
+    const statuses = Object.fromEntries(
+      operations().map(({ operation }) => [
+        operation.operationId,
+        Object.keys(operation.responses),
+      ]),
+    );
+    expect(statuses.listPets).toEqual(expect.arrayContaining(['200', '400', '401']));
+    expect(statuses.createPet).toEqual(
+      expect.arrayContaining(['201', '400', '401', '403', '413', '415']),
+    );
+    expect(statuses.createPet).not.toContain('200');
+    expect(statuses.getPet).toEqual(expect.arrayContaining(['200', '400', '401', '404']));
+    for (const { operation } of operations()) {
+      for (const [status, response] of Object.entries(operation.responses as Json)) {
+        if (Number(status) >= 400) {
+          expect(response.content['application/json'].schema).toEqual({
+            $ref: '#/components/schemas/Error',
+          });
+        }
+      }
+    }
+  });
+
+  it('marks getPet deprecated with its Deprecation, Sunset and Link headers', () => {
+    const getPet = served.paths['/pets/{petId}'].get;
+    expect(getPet.deprecated).toBe(true);
+    for (const response of Object.values(getPet.responses as Json)) {
+      expect(Object.keys(response.headers)).toEqual(
+        expect.arrayContaining(['Deprecation', 'Sunset', 'Link']),
+      );
+    }
+    expect(served.paths['/pets'].post.responses['201'].headers.Location.required).toBe(true);
+  });
+
+  it('needs no API key', async () => {
+    const response = await fetch(`${server.baseUrl}/openapi.json`);
+    expect(response.status).toBe(200);
+  });
+});
