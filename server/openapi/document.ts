@@ -92,11 +92,7 @@ function applyContractDetails(
  * The library inlines the body schema (rendered for input: defaulted fields optional). Keep that
  * rendering as the named component and point the body at it.
  */
-function nameRequestBody(
-  operation: Json,
-  procedure: OpenApiProcedure,
-  named: SchemaMap,
-): void {
+function nameRequestBody(operation: Json, procedure: OpenApiProcedure, named: SchemaMap): void {
   const { inputParser } = getInputOutputParsers(procedure);
   const id = (inputParser as ZodType).meta()?.id;
   const content = (operation.requestBody as { content?: Record<string, Json> } | undefined)
