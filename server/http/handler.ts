@@ -28,9 +28,9 @@ const REALM = 'Bearer realm="petstore"';
 export function createRequestHandler(deps: HandlerDeps) {
   const { router, database, authenticator, logger } = deps;
   const publicRoutes = createPublicRoutes(deps);
-  const logServerError = (error: TRPCError, state?: RequestState) => {
+  const logServerError = (error: TRPCError, state: RequestState) => {
     if (error.code === 'INTERNAL_SERVER_ERROR' || error.code === 'SERVICE_UNAVAILABLE') {
-      logger.error({ err: error.cause ?? error, reqId: state?.requestId }, error.message);
+      logger.error({ err: error.cause ?? error, reqId: state.requestId }, error.message);
     }
   };
   const rest = createRestHandler(router, deps.createCaller);
@@ -67,14 +67,14 @@ export function createRequestHandler(deps: HandlerDeps) {
     if (path.startsWith('/trpc/')) {
       const ctx = await contextFor(req, state);
       state.route = '/trpc';
-      return trpc(req, res, path.slice('/trpc/'.length), ctx);
+      return trpc(req, res, path.slice('/trpc/'.length), ctx, (error) => {
+        logServerError(error, state);
+      });
     }
     throw notFound(state, req.method);
   }
 
-  const trpc = createTrpcHandler(router, (error) => {
-    logServerError(error);
-  });
+  const trpc = createTrpcHandler(router);
 
   return (req: IncomingMessage, res: ServerResponse): void => {
     const state = createRequestState(req, deps);

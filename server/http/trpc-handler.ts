@@ -7,8 +7,14 @@ import type { Context } from '../context.js';
 import { MAX_BODY_BYTES } from './body.js';
 import { sendJson } from './respond.js';
 
-export function createTrpcHandler(router: AnyTRPCRouter, onError: (error: TRPCError) => void) {
-  return (req: IncomingMessage, res: ServerResponse, path: string, ctx: Context): Promise<void> =>
+export function createTrpcHandler(router: AnyTRPCRouter) {
+  return (
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    ctx: Context,
+    onError: (error: TRPCError) => void,
+  ): Promise<void> =>
     nodeHTTPRequestHandler({
       router,
       req,

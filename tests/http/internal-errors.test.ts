@@ -1,0 +1,50 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, TEST_KEY, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  // A real fault, not a mock: the table no longer has the column every query selects.
+  await server.database.handle.db.execute(sql`alter table pets rename column name to pet_name`);
+});
+afterAll(() => server.close());
+
+const LEAKS = /select|pet_name|column|\.ts|\/work|node_modules|at .*:\d+|stack/i;
+
+describe('an unexpected failure inside a procedure', () => {
+  it('answers REST with a clean 500 and logs the detail once, under the request id', async () => {
+    const response = await server.api<{ message: string }>('GET', '/v1/pets', {
+      headers: { 'x-request-id': 'fault-1' },
+    });
+    expect(response.status).toBe(500);
+    expect(response.body).toEqual({
+      code: 'INTERNAL_SERVER_ERROR',
+      message: 'Internal server error',
+      status: 500,
+    });
+    expect(JSON.stringify(response.body)).not.toMatch(LEAKS);
+    const errors = server.logs.filter((line) => line.level === 50 && line.reqId === 'fault-1');
+    expect(errors).toHaveLength(1);
+    expect(JSON.stringify(errors[0])).toMatch(/name/);
+  });
+
+  it('answers tRPC with a clean 500 envelope', async () => {
+    const response = await fetch(
+      `${server.origin}/trpc/pets.list?input=${encodeURIComponent('{}')}`,
+      {
+        headers: { authorization: `Bearer ${TEST_KEY}` },
+      },
+    );
+    expect(response.status).toBe(500);
+    const text = await response.text();
+    expect(text).not.toMatch(LEAKS);
+    expect(JSON.parse(text)).toMatchObject({
+      error: {
+        message: 'Internal server error',
+        data: { code: 'INTERNAL_SERVER_ERROR', httpStatus: 500 },
+      },
+    });
+  });
+});
