@@ -8,7 +8,13 @@ import { MAX_BODY_BYTES } from './body.js';
 import { sendJson } from './respond.js';
 
 export function createTrpcHandler(router: AnyTRPCRouter, onError: (error: TRPCError) => void) {
-  return (req: IncomingMessage, res: ServerResponse, path: string, ctx: Context): Promise<void> =>
+  return (
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    ctx: Context,
+    stateHeaders: Record<string, string>,
+  ): Promise<void> =>
     nodeHTTPRequestHandler({
       router,
       req,
@@ -16,7 +22,7 @@ export function createTrpcHandler(router: AnyTRPCRouter, onError: (error: TRPCEr
       path,
       maxBodySize: MAX_BODY_BYTES,
       createContext: () => ctx,
-      responseMeta: () => ({ headers: ctx.responseHeaders }),
+      responseMeta: () => ({ headers: { ...stateHeaders, ...ctx.responseHeaders } }),
       onError: ({ error }) => {
         onError(error);
       },

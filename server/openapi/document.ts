@@ -35,6 +35,26 @@ const WWW_AUTHENTICATE_HEADER = header(
   'RFC 6750 challenge; carries `error="invalid_token"` when a key was sent but is not valid.',
   'Bearer realm="petstore", error="invalid_token"',
 );
+const RETRY_AFTER_HEADER = {
+  ...header('Seconds until the rate-limit window resets (RFC 9110).', '42'),
+  required: true,
+};
+/** draft-ietf-httpapi-ratelimit-headers; sent on every authenticated answer while limits are on. */
+const RATE_LIMIT_HEADERS = {
+  'RateLimit-Policy': header(
+    'The per-key quota: `q` requests per window of `w` seconds.',
+    '"default";q=600;w=60',
+  ),
+  RateLimit: header(
+    'What is left of the quota: `r` requests remaining, `t` seconds until the window resets.',
+    '"default";r=599;t=42',
+  ),
+};
+/** Headers particular to one error status. */
+const ERROR_HEADERS: Partial<Record<string, Json>> = {
+  '401': { 'WWW-Authenticate': WWW_AUTHENTICATE_HEADER },
+  '429': { 'Retry-After': RETRY_AFTER_HEADER },
+};
 const DEPRECATION_HEADERS = {
   Deprecation: header('RFC 9745: when this operation was deprecated.', `@${DEPRECATED_AT_UNIX}`),
   Sunset: header('RFC 8594: when this operation will be removed.', SUNSET_HTTP_DATE),
@@ -71,13 +91,15 @@ function applyContractDetails(
       for (const [status, description] of Object.entries(openapi.errorResponses ?? {})) {
         responses[status] = {
           description,
-          headers: status === '401' ? { 'WWW-Authenticate': WWW_AUTHENTICATE_HEADER } : {},
+          headers: { ...ERROR_HEADERS[status] },
           content: { 'application/json': { schema: ERROR_REF } },
         };
       }
-      for (const response of Object.values(responses)) {
+      for (const [status, response] of Object.entries(responses)) {
         response.headers = {
           ...(response.headers as Json | undefined),
+          // An unauthenticated caller has no bucket, so a 401 has no quota to report.
+          ...(status === '401' ? {} : RATE_LIMIT_HEADERS),
           ...(openapi.deprecated ? DEPRECATION_HEADERS : {}),
           'X-Request-Id': REQUEST_ID_HEADER,
         };
