@@ -30,10 +30,12 @@ export interface TestServerOptions {
   apiKeys?: string[];
   rateLimit?: RateLimitSetting;
   redisUrl?: string;
+  /** Serve this database instead of a fresh one; the server's close() destroys it. */
+  database?: TestDatabase;
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
-  const database = await createTestDatabase();
+  const database = options.database ?? (await createTestDatabase());
   const logs: Record<string, unknown>[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
