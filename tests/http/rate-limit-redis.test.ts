@@ -1,26 +1,36 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestRedis, type TestRedis } from '../helpers/redis.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { startTestServer, TEST_KEY, type TestServer } from '../helpers/server.js';
 
 const LIMIT = 4;
 const WARNING = 'Redis is unavailable: rate limits are counted per process until it returns';
 const RECOVERED = 'Redis is available again: rate limits are shared again';
 
-let redis: TestRedis;
+const OTHER_KEY = 'test-key-other';
 
-beforeAll(async () => {
-  redis = await startTestRedis();
-});
-afterAll(() => redis.stop());
+let redis: TestRedis;
+let first: TestServer;
+let second: TestServer;
 
 async function startShared(): Promise<TestServer> {
   const server = await startTestServer({
+    apiKeys: [TEST_KEY, OTHER_KEY],
     rateLimit: { limit: LIMIT, windowSeconds: 60 },
     redisUrl: redis.url,
   });
   await server.app.rateLimiter?.ready();
   return server;
 }
+
+beforeAll(async () => {
+  redis = await startTestRedis();
+  first = await startShared();
+  second = await startShared();
+});
+afterAll(async () => {
+  await Promise.all([first.close(), second.close()]);
+  await redis.stop();
+});
 
 async function pollUntil(condition: () => boolean, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -30,47 +40,38 @@ async function pollUntil(condition: () => boolean, timeoutMs: number): Promise<v
   }
 }
 
+async function statusesOf(count: number, pick: (i: number) => TestServer, key: string) {
+  const statuses: number[] = [];
+  for (let i = 0; i < count; i++)
+    statuses.push((await pick(i).api('GET', '/v1/pets', { key })).status);
+  return statuses;
+}
+
 describe('rate limits shared through Redis', () => {
   it('holds two instances to one budget per key', async () => {
-    const [first, second] = await Promise.all([startShared(), startShared()]);
-    try {
-      const statuses: number[] = [];
-      for (let i = 0; i < LIMIT + 2; i++) {
-        const instance = i % 2 === 0 ? first : second;
-        statuses.push((await instance.api('GET', '/v1/pets')).status);
-      }
-      expect(statuses).toEqual([200, 200, 200, 200, 429, 429]);
-    } finally {
-      await Promise.all([first.close(), second.close()]);
-    }
+    const alternate = (i: number) => (i % 2 === 0 ? first : second);
+    expect(await statusesOf(LIMIT + 2, alternate, TEST_KEY)).toEqual([
+      200, 200, 200, 200, 429, 429,
+    ]);
   });
 
   it('keeps serving on the in-process limit when Redis goes away, and says so once', async () => {
-    // A fresh Redis, so this test's key starts with a full budget.
+    const warnings = () => first.logs.filter((line) => line.msg === WARNING);
+    expect((await first.api('GET', '/v1/pets', { key: OTHER_KEY })).status).toBe(200);
     await redis.stop();
+
+    // The process now counts alone, from zero: a full budget, then 429 again.
+    const startedAt = performance.now();
+    expect(await statusesOf(LIMIT + 1, () => first, OTHER_KEY)).toEqual([200, 200, 200, 200, 429]);
+    expect(performance.now() - startedAt).toBeLessThan(2_000);
+    await pollUntil(() => warnings().length > 0, 5_000);
+    expect(warnings()).toHaveLength(1);
+    expect(warnings()[0]?.level).toBe(40);
+
+    // Redis returns empty (nothing is persisted), so the shared count starts again.
     await redis.start();
-    const server = await startShared();
-    try {
-      expect((await server.api('GET', '/v1/pets')).status).toBe(200);
-      await redis.stop();
-
-      // The process now counts alone, from zero: a full budget, then 429 again.
-      const startedAt = performance.now();
-      const statuses: number[] = [];
-      for (let i = 0; i < LIMIT + 1; i++)
-        statuses.push((await server.api('GET', '/v1/pets')).status);
-      expect(statuses).toEqual([200, 200, 200, 200, 429]);
-      expect(performance.now() - startedAt).toBeLessThan(2_000);
-      await pollUntil(() => server.logs.some((line) => line.msg === WARNING), 5_000);
-      expect(server.logs.filter((line) => line.msg === WARNING)).toHaveLength(1);
-      expect(server.logs.find((line) => line.msg === WARNING)?.level).toBe(40);
-
-      await redis.start();
-      await pollUntil(() => server.logs.some((line) => line.msg === RECOVERED), 10_000);
-      expect(server.logs.filter((line) => line.msg === WARNING)).toHaveLength(1);
-      expect((await server.api('GET', '/v1/pets')).status).toBe(200);
-    } finally {
-      await server.close();
-    }
+    await pollUntil(() => first.logs.some((line) => line.msg === RECOVERED), 10_000);
+    expect(warnings()).toHaveLength(1);
+    expect((await first.api('GET', '/v1/pets', { key: OTHER_KEY })).status).toBe(200);
   });
 });

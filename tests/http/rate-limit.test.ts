@@ -76,17 +76,18 @@ describe('per-key rate limits', () => {
 });
 
 describe('RATE_LIMIT=off', () => {
+  let unlimited: TestServer;
+  beforeAll(async () => {
+    unlimited = await startTestServer({ rateLimit: 'off' });
+  });
+  afterAll(() => unlimited.close());
+
   it('sends no RateLimit fields and never answers 429', async () => {
-    const unlimited = await startTestServer({ rateLimit: 'off' });
-    try {
-      for (let i = 0; i < 5; i++) {
-        const response = await unlimited.api('GET', '/v1/pets');
-        expect(response.status).toBe(200);
-        expect(response.headers.get('ratelimit')).toBeNull();
-        expect(response.headers.get('ratelimit-policy')).toBeNull();
-      }
-    } finally {
-      await unlimited.close();
+    for (let i = 0; i < LIMIT + 2; i++) {
+      const response = await unlimited.api('GET', '/v1/pets');
+      expect(response.status).toBe(200);
+      expect(response.headers.get('ratelimit')).toBeNull();
+      expect(response.headers.get('ratelimit-policy')).toBeNull();
     }
   });
 });
