@@ -11,7 +11,10 @@ export interface RateLimiter {
   readonly policy: RateLimitPolicy;
   /** Counts one request against the bucket and says whether it may proceed. */
   consume(bucket: string): Promise<RateLimitOutcome>;
-  /** Resolves once the shared store answers (at once when there is none); for start-up and tests. */
+  /**
+   * Resolves once Redis is connected (at once without Redis). Until then requests are counted
+   * in process; tests that need the shared count from the first request wait for this.
+   */
   ready(): Promise<void>;
   close(): Promise<void>;
 }
