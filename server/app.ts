@@ -5,6 +5,8 @@ import { Authenticator } from './auth/authenticator.js';
 import { createRequestHandler } from './http/handler.js';
 import type { Logger } from './logger.js';
 import { buildOpenApiDocument } from './openapi/document.js';
+import { createRateLimiter, type RateLimiter } from './rate-limit/limiter.js';
+import type { RateLimitSetting } from './rate-limit/policy.js';
 import { appRouter, createCaller } from './routers/_app.js';
 
 export interface AppOptions {
@@ -14,11 +16,15 @@ export interface AppOptions {
   publicBaseUrl: string;
   stagingBaseUrl?: string | undefined;
   trustProxy: boolean;
+  rateLimit: RateLimitSetting;
+  /** Shares rate-limit counts across processes; without it each process counts alone. */
+  redisUrl?: string | undefined;
 }
 
 export interface App {
   server: Server;
   authenticator: Authenticator;
+  rateLimiter: RateLimiter | undefined;
   listen(port: number, host: string): Promise<AddressInfo>;
   /** Stops accepting, lets in-flight requests finish (up to `graceMs`), then closes the rest. */
   close(graceMs?: number): Promise<void>;
@@ -29,11 +35,16 @@ export function createApp(options: AppOptions): App {
   const authenticator = new Authenticator(database.db, options.apiKeys, (error: unknown) => {
     logger.warn({ err: error }, 'could not record API key use');
   });
+  const rateLimiter =
+    options.rateLimit === 'off'
+      ? undefined
+      : createRateLimiter({ policy: options.rateLimit, redisUrl: options.redisUrl, logger });
   const handler = createRequestHandler({
     router: appRouter,
     createCaller,
     database,
     authenticator,
+    rateLimiter,
     logger,
     openApiDocument: buildOpenApiDocument(appRouter, {
       productionUrl: options.publicBaseUrl,
@@ -56,6 +67,7 @@ export function createApp(options: AppOptions): App {
   return {
     server,
     authenticator,
+    rateLimiter,
     listen: (port, host) =>
       new Promise((resolve, reject) => {
         server.once('error', reject);
@@ -64,8 +76,8 @@ export function createApp(options: AppOptions): App {
           resolve(server.address() as AddressInfo);
         });
       }),
-    close: (graceMs = 10_000) =>
-      new Promise((resolve) => {
+    close: async (graceMs = 10_000) => {
+      await new Promise<void>((resolve) => {
         const force = setTimeout(() => {
           server.closeAllConnections();
         }, graceMs);
@@ -74,6 +86,8 @@ export function createApp(options: AppOptions): App {
           resolve();
         });
         server.closeIdleConnections();
-      }),
+      });
+      await rateLimiter?.close();
+    },
   };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseRateLimit } from './rate-limit/policy.js';
 
 const baseUrl = z
   .url({ protocol: /^https?$/ })
@@ -26,6 +27,20 @@ const configSchema = z.object({
   PUBLIC_BASE_URL: baseUrl.optional(),
   STAGING_BASE_URL: baseUrl.optional(),
   TRUST_PROXY: z.stringbool().default(false),
+  RATE_LIMIT: z
+    .string()
+    .default('600/60s')
+    .transform((text, ctx) => {
+      const setting = parseRateLimit(text);
+      if (setting) return setting;
+      ctx.issues.push({
+        code: 'custom',
+        input: text,
+        message: 'expected <requests>/<window><s|m|h> such as 600/60s, or off',
+      });
+      return z.NEVER;
+    }),
+  REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

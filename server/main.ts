@@ -31,6 +31,8 @@ async function main(): Promise<void> {
     publicBaseUrl: config.PUBLIC_BASE_URL,
     stagingBaseUrl: config.STAGING_BASE_URL,
     trustProxy: config.TRUST_PROXY,
+    rateLimit: config.RATE_LIMIT,
+    redisUrl: config.REDIS_URL,
   });
   const address = await app.listen(config.PORT, config.HOST);
   logger.info(

@@ -5,7 +5,9 @@ import { readBearer, type Authenticator, type Principal } from '../auth/authenti
 import { createContextInner, type Context } from '../context.js';
 import { toTRPCError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import type { RateLimiter } from '../rate-limit/limiter.js';
 import { createPublicRoutes } from './public-routes.js';
+import { enforceRateLimit } from './rate-limit.js';
 import { notFound, createRequestState, type RequestState } from './request-state.js';
 import { sendError } from './respond.js';
 import { createRestHandler } from './rest-handler.js';
@@ -16,6 +18,8 @@ export interface HandlerDeps {
   createCaller: (ctx: Context) => unknown;
   database: DatabaseHandle;
   authenticator: Authenticator;
+  /** Absent when rate limiting is off. */
+  rateLimiter?: RateLimiter | undefined;
   logger: Logger;
   openApiDocument: object;
   trustProxy: boolean;
@@ -53,6 +57,7 @@ export function createRequestHandler(deps: HandlerDeps) {
 
   async function contextFor(req: IncomingMessage, state: RequestState): Promise<Context> {
     const principal = await authenticate(req, state);
+    await enforceRateLimit(deps.rateLimiter, principal.keyId, state);
     return createContextInner({ db: database.db, principal, baseUrl: `${state.origin}/v1` });
   }
 
@@ -67,7 +72,7 @@ export function createRequestHandler(deps: HandlerDeps) {
     if (path.startsWith('/trpc/')) {
       const ctx = await contextFor(req, state);
       state.route = '/trpc';
-      return trpc(req, res, path.slice('/trpc/'.length), ctx, (error) => {
+      return trpc(req, res, path.slice('/trpc/'.length), ctx, state.headers, (error) => {
         logServerError(error, state);
       });
     }

@@ -13,6 +13,7 @@ export function createTrpcHandler(router: AnyTRPCRouter) {
     res: ServerResponse,
     path: string,
     ctx: Context,
+    stateHeaders: Record<string, string>,
     onError: (error: TRPCError) => void,
   ): Promise<void> =>
     nodeHTTPRequestHandler({
@@ -22,7 +23,7 @@ export function createTrpcHandler(router: AnyTRPCRouter) {
       path,
       maxBodySize: MAX_BODY_BYTES,
       createContext: () => ctx,
-      responseMeta: () => ({ headers: ctx.responseHeaders }),
+      responseMeta: () => ({ headers: { ...stateHeaders, ...ctx.responseHeaders } }),
       onError: ({ error }) => {
         onError(error);
       },

@@ -11,7 +11,7 @@ import {
 import type { ZodType } from 'zod';
 import { ErrorSchema } from '../schemas/error.js';
 import type { Meta } from '../trpc.js';
-import { DEPRECATION, REQUEST_ID, SHARED_HEADERS, WWW_AUTHENTICATE } from './headers.js';
+import { DEPRECATION, ERROR_HEADERS, RATE_LIMIT, REQUEST_ID, SHARED_HEADERS } from './headers.js';
 
 export interface DocumentOptions {
   productionUrl: string;
@@ -51,13 +51,15 @@ function applyContractDetails(
       for (const [status, description] of Object.entries(openapi.errorResponses ?? {})) {
         responses[status] = {
           description,
-          headers: status === '401' ? WWW_AUTHENTICATE : {},
+          headers: { ...ERROR_HEADERS[status] },
           content: { 'application/json': { schema: ERROR_REF } },
         };
       }
-      for (const response of Object.values(responses)) {
+      for (const [status, response] of Object.entries(responses)) {
         response.headers = {
           ...(response.headers as Json | undefined),
+          // An unauthenticated caller has no bucket, so a 401 has no quota to report.
+          ...(status === '401' ? {} : RATE_LIMIT),
           ...(openapi.deprecated ? DEPRECATION : {}),
           ...REQUEST_ID,
         };

@@ -1,9 +1,9 @@
 import { DEPRECATED_AT_UNIX, SUNSET_HTTP_DATE } from '../http/deprecation.js';
 
 /** Response headers shared by several operations, kept once under components.headers. */
-const header = (description: string, example?: string) => ({
+const header = (description: string, example?: string, required = true) => ({
   description,
-  required: true,
+  required,
   schema: { type: 'string' as const, ...(example ? { examples: [example] } : {}) },
 });
 
@@ -17,6 +17,18 @@ export const SHARED_HEADERS = {
   ),
   Deprecation: header('RFC 9745: when this operation was deprecated.', `@${DEPRECATED_AT_UNIX}`),
   Sunset: header('RFC 8594: when this operation will be removed.', SUNSET_HTTP_DATE),
+  RetryAfter: header('Seconds until the rate-limit window resets (RFC 9110).', '42'),
+  // draft-ietf-httpapi-ratelimit-headers: sent on every authenticated answer while limits are on.
+  RateLimitPolicy: header(
+    'The per-key quota: `q` requests per window of `w` seconds.',
+    '"default";q=600;w=60',
+    false,
+  ),
+  RateLimit: header(
+    'What is left of the quota: `r` requests remaining, `t` seconds until the window resets.',
+    '"default";r=599;t=42',
+    false,
+  ),
   DeprecationLink: header(
     'Points at the documentation that names the replacement.',
     '<https://api.petstore.example/docs>; rel="deprecation"',
@@ -26,7 +38,15 @@ export const SHARED_HEADERS = {
 const ref = (name: keyof typeof SHARED_HEADERS) => ({ $ref: `#/components/headers/${name}` });
 
 export const REQUEST_ID = { 'X-Request-Id': ref('RequestId') };
-export const WWW_AUTHENTICATE = { 'WWW-Authenticate': ref('WwwAuthenticate') };
+export const RATE_LIMIT = {
+  'RateLimit-Policy': ref('RateLimitPolicy'),
+  RateLimit: ref('RateLimit'),
+};
+/** Headers particular to one error status. */
+export const ERROR_HEADERS: Partial<Record<string, Record<string, { $ref: string }>>> = {
+  '401': { 'WWW-Authenticate': ref('WwwAuthenticate') },
+  '429': { 'Retry-After': ref('RetryAfter') },
+};
 export const DEPRECATION = {
   Deprecation: ref('Deprecation'),
   Sunset: ref('Sunset'),

@@ -7,6 +7,8 @@ import { authedProcedure, router, scopedProcedure } from '../trpc.js';
 const UNAUTHORIZED = 'Missing or invalid API key.';
 const UNAVAILABLE = 'The database is unavailable; retry shortly.';
 const INTERNAL = 'Unexpected server error.';
+const RATE_LIMITED =
+  "The API key has spent its window's request quota; retry after `Retry-After` seconds.";
 
 export const petsRouter = router({
   list: authedProcedure
@@ -22,6 +24,7 @@ export const petsRouter = router({
         errorResponses: {
           400: 'Invalid or unknown query parameter.',
           401: UNAUTHORIZED,
+          429: RATE_LIMITED,
           500: INTERNAL,
           503: UNAVAILABLE,
         },
@@ -52,6 +55,7 @@ export const petsRouter = router({
           403: 'The API key is read-only.',
           413: 'The body is larger than 64 KiB.',
           415: 'The body is not application/json.',
+          429: RATE_LIMITED,
           500: INTERNAL,
           503: UNAVAILABLE,
         },
@@ -81,6 +85,7 @@ export const petsRouter = router({
           400: '`petId` is not a positive integer.',
           401: UNAUTHORIZED,
           404: 'No animal has this id.',
+          429: RATE_LIMITED,
           500: INTERNAL,
           503: UNAVAILABLE,
         },

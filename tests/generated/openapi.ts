@@ -119,6 +119,12 @@ export interface components {
         Deprecation: string;
         /** @description RFC 8594: when this operation will be removed. */
         Sunset: string;
+        /** @description Seconds until the rate-limit window resets (RFC 9110). */
+        RetryAfter: string;
+        /** @description The per-key quota: `q` requests per window of `w` seconds. */
+        RateLimitPolicy: string;
+        /** @description What is left of the quota: `r` requests remaining, `t` seconds until the window resets. */
+        RateLimit: string;
         /** @description Points at the documentation that names the replacement. */
         DeprecationLink: string;
     };
@@ -141,6 +147,8 @@ export interface operations {
             /** @description A page of animals. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -151,6 +159,8 @@ export interface operations {
             /** @description Invalid or unknown query parameter. */
             400: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -169,9 +179,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The API key has spent its window's request quota; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Unexpected server error. */
             500: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -182,6 +207,8 @@ export interface operations {
             /** @description The database is unavailable; retry shortly. */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -209,6 +236,8 @@ export interface operations {
                 headers: {
                     /** @description Address of the created animal: `{base}/pets/{id}`. */
                     Location: string;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -219,6 +248,8 @@ export interface operations {
             /** @description Malformed JSON, missing or invalid fields, or unknown fields. */
             400: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -240,6 +271,8 @@ export interface operations {
             /** @description The API key is read-only. */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -250,6 +283,8 @@ export interface operations {
             /** @description The body is larger than 64 KiB. */
             413: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -260,6 +295,21 @@ export interface operations {
             /** @description The body is not application/json. */
             415: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key has spent its window's request quota; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -270,6 +320,8 @@ export interface operations {
             /** @description Unexpected server error. */
             500: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -280,6 +332,8 @@ export interface operations {
             /** @description The database is unavailable; retry shortly. */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -304,6 +358,8 @@ export interface operations {
             /** @description The animal. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["DeprecationLink"];
@@ -317,6 +373,8 @@ export interface operations {
             /** @description `petId` is not a positive integer. */
             400: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["DeprecationLink"];
@@ -344,6 +402,24 @@ export interface operations {
             /** @description No animal has this id. */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["DeprecationLink"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key has spent its window's request quota; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["DeprecationLink"];
@@ -357,6 +433,8 @@ export interface operations {
             /** @description Unexpected server error. */
             500: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["DeprecationLink"];
@@ -370,6 +448,8 @@ export interface operations {
             /** @description The database is unavailable; retry shortly. */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["DeprecationLink"];

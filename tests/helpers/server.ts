@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import { createApp, type App } from '../../server/app.js';
 import { createLogger } from '../../server/logger.js';
+import type { RateLimitSetting } from '../../server/rate-limit/policy.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { loadConformance, type Conformance } from './conformance.js';
 import { createApiClient, type ApiClient } from './api-client.js';
@@ -22,8 +23,19 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startTestServer(options: { apiKeys?: string[] } = {}): Promise<TestServer> {
-  const database = await createTestDatabase();
+/** High enough that no other test meets it, so every test still sees the RateLimit fields. */
+const TEST_RATE_LIMIT: RateLimitSetting = { limit: 100_000, windowSeconds: 60 };
+
+export interface TestServerOptions {
+  apiKeys?: string[];
+  rateLimit?: RateLimitSetting;
+  redisUrl?: string;
+  /** Serve this database instead of a fresh one; the server's close() destroys it. */
+  database?: TestDatabase;
+}
+
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const database = options.database ?? (await createTestDatabase());
   const logs: Record<string, unknown>[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -40,6 +52,8 @@ export async function startTestServer(options: { apiKeys?: string[] } = {}): Pro
     publicBaseUrl: 'https://api.petstore.test/v1',
     stagingBaseUrl: 'https://staging.petstore.test/v1',
     trustProxy: false,
+    rateLimit: options.rateLimit ?? TEST_RATE_LIMIT,
+    redisUrl: options.redisUrl,
   });
   const address = await app.listen(0, '127.0.0.1');
   const origin = `http://127.0.0.1:${address.port}`;

@@ -1,0 +1,31 @@
+import { openDatabase } from '../db/client.js';
+import { ConfigError, loadConfig } from '../server/config.js';
+import { runKeysCli } from './keys/cli.js';
+
+/** `npm run keys -- <command>`: operators' tool for API keys, on the service's own database. */
+const exitCode = await runKeysCli(process.argv.slice(2), {
+  withDatabase: async (use) => {
+    const config = loadConfig();
+    const database = await openDatabase(
+      config.DATABASE_URL
+        ? { kind: 'postgres', url: config.DATABASE_URL, poolMax: 1 }
+        : { kind: 'pglite', dataDir: config.PGLITE_DIR },
+    );
+    try {
+      if (config.MIGRATE_ON_START) await database.migrate();
+      return await use(database.db);
+    } finally {
+      await database.close();
+    }
+  },
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+}).catch((error: unknown) => {
+  process.stderr.write(
+    error instanceof ConfigError
+      ? `${error.message}\n`
+      : `Failed: ${error instanceof Error ? error.message : String(error)}\n`,
+  );
+  return error instanceof ConfigError ? 78 : 1;
+});
+process.exitCode = exitCode;

@@ -1,0 +1,115 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { openDatabase } from '../../db/client.js';
+import { testDatabaseTarget } from '../helpers/database.js';
+import { startTestServer } from '../helpers/server.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** `npm run keys -- ...` as an operator runs it: a separate process, configured by its environment. */
+function keysProcess(
+  args: string[],
+  env: { DATABASE_URL?: string; PGLITE_DIR?: string },
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
+  if (!env.DATABASE_URL) delete childEnv.DATABASE_URL;
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'scripts/keys.ts', ...args],
+      { cwd: ROOT, env: childEnv, timeout: 30_000 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr });
+      },
+    );
+  });
+}
+
+describe('npm run keys, as a separate process', () => {
+  it('exits 2 with the usage on a bad command line, before touching any database', async () => {
+    const run = await keysProcess(['create', '--scope', 'read'], {
+      DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none',
+    });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/^Error: create needs --name <name>/);
+  });
+
+  it('exits 78 naming the setting when the configuration is wrong', async () => {
+    const run = await keysProcess(['list'], { DATABASE_URL: 'mysql://localhost/x' });
+    expect(run.code).toBe(78);
+    expect(run.stderr).toMatch(/DATABASE_URL/);
+  });
+
+  // Two processes, two database opens and a server: generous, for busy machines.
+  it(
+    'issues a key on the service database that a server there accepts',
+    { timeout: 90_000 },
+    async () => {
+      const target = testDatabaseTarget();
+      if (target.kind === 'postgres') await whileServerRuns();
+      else await beforeServerStarts();
+    },
+  );
+});
+
+/** PostgreSQL: the command line and a running server share the database at once. */
+async function whileServerRuns(): Promise<void> {
+  const server = await startTestServer();
+  try {
+    const { options } = server.database;
+    if (options.kind !== 'postgres') throw new Error('expected a PostgreSQL test database');
+    const env = { DATABASE_URL: options.url };
+    const created = await keysProcess(['create', '--name', 'e2e', '--json'], env);
+    expect(created).toMatchObject({ code: 0, stderr: '' });
+    const issued = JSON.parse(created.stdout) as { id: string; key: string };
+    expect((await server.api('GET', '/v1/pets', { key: issued.key })).status).toBe(200);
+
+    expect((await keysProcess(['revoke', issued.id], env)).code).toBe(0);
+    const deadline = performance.now() + 2_000;
+    let status = 200;
+    while (status !== 401 && performance.now() < deadline) {
+      status = (await server.api('GET', '/v1/pets', { key: issued.key })).status;
+    }
+    expect(status).toBe(401);
+  } finally {
+    await server.close();
+  }
+}
+
+/** PGlite: only one process may open a data folder, so the command runs before the server. */
+async function beforeServerStarts(): Promise<void> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'petstore-keys-'));
+  const created = await keysProcess(['create', '--name', 'e2e', '--scope', 'read', '--json'], {
+    PGLITE_DIR: dataDir,
+  });
+  expect(created).toMatchObject({ code: 0, stderr: '' });
+  const issued = JSON.parse(created.stdout) as { key: string; scope: string };
+  expect(issued.scope).toBe('read');
+
+  const options = { kind: 'pglite', dataDir } as const;
+  const handle = await openDatabase(options);
+  const server = await startTestServer({
+    database: {
+      handle,
+      options,
+      destroy: async () => {
+        await handle.close();
+        await rm(dataDir, { recursive: true, force: true });
+      },
+    },
+  });
+  try {
+    expect((await server.api('GET', '/v1/pets', { key: issued.key })).status).toBe(200);
+    const write = await server.api('POST', '/v1/pets', {
+      key: issued.key,
+      body: { name: 'Rex', categoryId: 1 },
+    });
+    expect(write.status).toBe(403);
+  } finally {
+    await server.close();
+  }
+}

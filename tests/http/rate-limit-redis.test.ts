@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestRedis, type TestRedis } from '../helpers/redis.js';
+import { startTestServer, TEST_KEY, type TestServer } from '../helpers/server.js';
+
+const LIMIT = 4;
+const WARNING = 'Redis is unavailable: rate limits are counted per process until it returns';
+const RECOVERED = 'Redis is available again: rate limits are shared again';
+
+const OTHER_KEY = 'test-key-other';
+
+let redis: TestRedis;
+let first: TestServer;
+let second: TestServer;
+
+async function startShared(): Promise<TestServer> {
+  const server = await startTestServer({
+    apiKeys: [TEST_KEY, OTHER_KEY],
+    rateLimit: { limit: LIMIT, windowSeconds: 60 },
+    redisUrl: redis.url,
+  });
+  await server.app.rateLimiter?.ready();
+  return server;
+}
+
+beforeAll(async () => {
+  redis = await startTestRedis();
+  first = await startShared();
+  second = await startShared();
+});
+afterAll(async () => {
+  await Promise.all([first.close(), second.close()]);
+  await redis.stop();
+});
+
+async function pollUntil(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function statusesOf(count: number, pick: (i: number) => TestServer, key: string) {
+  const statuses: number[] = [];
+  for (let i = 0; i < count; i++)
+    statuses.push((await pick(i).api('GET', '/v1/pets', { key })).status);
+  return statuses;
+}
+
+describe('rate limits shared through Redis', () => {
+  it('holds two instances to one budget per key', async () => {
+    const alternate = (i: number) => (i % 2 === 0 ? first : second);
+    expect(await statusesOf(LIMIT + 2, alternate, TEST_KEY)).toEqual([
+      200, 200, 200, 200, 429, 429,
+    ]);
+  });
+
+  it('keeps serving on the in-process limit when Redis goes away, and says so once', async () => {
+    const warnings = () => first.logs.filter((line) => line.msg === WARNING);
+    expect((await first.api('GET', '/v1/pets', { key: OTHER_KEY })).status).toBe(200);
+    await redis.stop();
+
+    // The process now counts alone, from zero: a full budget, then 429 again.
+    const startedAt = performance.now();
+    expect(await statusesOf(LIMIT + 1, () => first, OTHER_KEY)).toEqual([200, 200, 200, 200, 429]);
+    expect(performance.now() - startedAt).toBeLessThan(2_000);
+    await pollUntil(() => warnings().length > 0, 5_000);
+    expect(warnings()).toHaveLength(1);
+    expect(warnings()[0]?.level).toBe(40);
+
+    // Redis returns empty (nothing is persisted), so the shared count starts again.
+    await redis.start();
+    await pollUntil(() => first.logs.some((line) => line.msg === RECOVERED), 10_000);
+    expect(warnings()).toHaveLength(1);
+    expect((await first.api('GET', '/v1/pets', { key: OTHER_KEY })).status).toBe(200);
+  });
+});

@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issueApiKey } from '../../server/auth/issue-api-key.js';
+import { newPet } from '../helpers/factories.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { callTrpc } from '../helpers/trpc-http.js';
+
+let server: TestServer;
+let readKey: string;
+let writeKey: string;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  const db = server.database.handle.db;
+  readKey = (await issueApiKey(db, { name: 'reader', scope: 'read' })).key;
+  writeKey = (await issueApiKey(db, { name: 'writer', scope: 'write' })).key;
+});
+afterAll(() => server.close());
+
+describe('a read key', () => {
+  it('is refused createPet with 403 and the Error body', async () => {
+    const response = await server.api('POST', '/v1/pets', { key: readKey, body: newPet() });
+    expect(response.status).toBe(403);
+    expect(response.body).toEqual({
+      code: 'FORBIDDEN',
+      message: 'This API key is read-only',
+      status: 403,
+    });
+  });
+
+  it('is refused pets.create with 403 in the tRPC envelope', async () => {
+    const response = await callTrpc(server.origin, readKey, 'pets.create', newPet(), 'mutation');
+    expect(response.status).toBe(403);
+    expect(response.body).toMatchObject({
+      error: { message: 'This API key is read-only', data: { code: 'FORBIDDEN', httpStatus: 403 } },
+    });
+  });
+
+  it('is refused before the input is looked at', async () => {
+    const response = await server.api('POST', '/v1/pets', { key: readKey, body: { bogus: true } });
+    expect(response.status).toBe(403);
+  });
+
+  it('lists and reads on both surfaces', async () => {
+    const created = await server.api<{ id: number }>('POST', '/v1/pets', {
+      key: writeKey,
+      body: newPet(),
+    });
+    expect((await server.api('GET', '/v1/pets', { key: readKey })).status).toBe(200);
+    expect((await server.api('GET', `/v1/pets/${created.body.id}`, { key: readKey })).status).toBe(
+      200,
+    );
+    const list = await callTrpc(server.origin, readKey, 'pets.list', {}, 'query');
+    expect(list.status).toBe(200);
+    const get = await callTrpc(
+      server.origin,
+      readKey,
+      'pets.get',
+      { petId: created.body.id },
+      'query',
+    );
+    expect(get.status).toBe(200);
+  });
+});
+
+describe('a write key', () => {
+  it('creates, lists and reads on both surfaces', async () => {
+    const rest = await server.api<{ id: number }>('POST', '/v1/pets', {
+      key: writeKey,
+      body: newPet(),
+    });
+    expect(rest.status).toBe(201);
+    const trpc = await callTrpc(server.origin, writeKey, 'pets.create', newPet(), 'mutation');
+    expect(trpc.status).toBe(200);
+    expect((await server.api('GET', '/v1/pets', { key: writeKey })).status).toBe(200);
+    expect((await server.api('GET', `/v1/pets/${rest.body.id}`, { key: writeKey })).status).toBe(
+      200,
+    );
+    expect((await callTrpc(server.origin, writeKey, 'pets.list', {}, 'query')).status).toBe(200);
+  });
+});
