@@ -39,7 +39,11 @@ export function createApiClient(
     const response = await fetch(url, { method, headers: headers as Record<string, string>, body });
     const text = await response.text();
     const parsed: unknown = text === '' ? undefined : JSON.parse(text);
-    const result: ApiResponse = { status: response.status, headers: response.headers, body: parsed };
+    const result: ApiResponse = {
+      status: response.status,
+      headers: response.headers,
+      body: parsed,
+    };
     conformance.check(method, url, result);
     return result;
   };
