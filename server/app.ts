@@ -14,6 +14,8 @@ export interface AppOptions {
   publicBaseUrl: string;
   stagingBaseUrl?: string | undefined;
   trustProxy: boolean;
+  /** Signs pagination cursors; see CURSOR_SECRET in the README. */
+  cursorSecret?: string | undefined;
 }
 
 export interface App {
@@ -41,6 +43,7 @@ export function createApp(options: AppOptions): App {
     }),
     trustProxy: options.trustProxy,
     fallbackOrigin: new URL(options.publicBaseUrl).origin,
+    cursorSecret: options.cursorSecret,
   });
   const server = createServer(
     {

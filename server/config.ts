@@ -27,6 +27,8 @@ const configSchema = z.object({
   STAGING_BASE_URL: baseUrl.optional(),
   TRUST_PROXY: z.stringbool().default(false),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Signs pagination cursors; unset, a built-in default is used (see the README). */
+  CURSOR_SECRET: z.string().min(32).optional(),
 });
 
 export type Config = Omit<z.infer<typeof configSchema>, 'PUBLIC_BASE_URL'> & {

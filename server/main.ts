@@ -31,6 +31,7 @@ async function main(): Promise<void> {
     publicBaseUrl: config.PUBLIC_BASE_URL,
     stagingBaseUrl: config.STAGING_BASE_URL,
     trustProxy: config.TRUST_PROXY,
+    cursorSecret: config.CURSOR_SECRET,
   });
   const address = await app.listen(config.PORT, config.HOST);
   logger.info(

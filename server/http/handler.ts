@@ -21,6 +21,7 @@ export interface HandlerDeps {
   trustProxy: boolean;
   /** Used for links when the request's own Host header is unusable. */
   fallbackOrigin: string;
+  cursorSecret?: string | undefined;
 }
 
 const REALM = 'Bearer realm="petstore"';
@@ -53,7 +54,12 @@ export function createRequestHandler(deps: HandlerDeps) {
 
   async function contextFor(req: IncomingMessage, state: RequestState): Promise<Context> {
     const principal = await authenticate(req, state);
-    return createContextInner({ db: database.db, principal, baseUrl: `${state.origin}/v1` });
+    return createContextInner({
+      db: database.db,
+      principal,
+      baseUrl: `${state.origin}/v1`,
+      cursorSecret: deps.cursorSecret,
+    });
   }
 
   async function route(req: IncomingMessage, res: ServerResponse, state: RequestState) {

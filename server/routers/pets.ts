@@ -1,7 +1,14 @@
 import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
-import { findPet, insertPet, listPets } from '../../db/queries/pets.js';
-import { GetPetInputSchema, ListPetsInputSchema, NewPetSchema, PetSchema } from '../schemas/pet.js';
+import { findPet, insertPet } from '../../db/queries/pets.js';
+import { nextPageLink, pageOfPets } from '../pagination/pet-page.js';
+import {
+  GetPetInputSchema,
+  ListPetsInputSchema,
+  NewPetSchema,
+  PetPageSchema,
+  PetSchema,
+} from '../schemas/pet.js';
 import { authedProcedure, router, scopedProcedure } from '../trpc.js';
 
 const UNAUTHORIZED = 'Missing or invalid API key.';
@@ -16,11 +23,18 @@ export const petsRouter = router({
         path: '/pets',
         operationId: 'listPets',
         summary: 'List animals',
-        description: 'Animals in ascending id order, optionally filtered by status.',
+        description:
+          'Animals in ascending id order, optionally filtered by status. When more exist, the `Link` header points at the next page; following it until it is absent visits every matching animal exactly once.',
         tags: ['pets'],
         successDescription: 'A page of animals.',
+        responseHeaders: z.object({
+          Link: z.string().optional().meta({
+            description:
+              'RFC 8288 link to the next page, `<{base}/pets?limit=N[&status=S]&cursor=C>; rel="next"`; absent on the last page.',
+          }),
+        }),
         errorResponses: {
-          400: 'Invalid or unknown query parameter.',
+          400: 'Invalid or unknown query parameter, or a cursor that was altered or issued for another `status`.',
           401: UNAUTHORIZED,
           500: INTERNAL,
           503: UNAVAILABLE,
@@ -29,7 +43,18 @@ export const petsRouter = router({
     })
     .input(ListPetsInputSchema)
     .output(z.array(PetSchema))
-    .query(({ ctx, input }) => listPets(ctx.db, input)),
+    .query(async ({ ctx, input }) => {
+      const page = await pageOfPets(ctx, input);
+      if (page.nextCursor)
+        ctx.responseHeaders.link = nextPageLink(ctx.baseUrl, input, page.nextCursor);
+      return page.items;
+    }),
+
+  /** The same pages for tRPC clients (`useInfiniteQuery`), with the cursor in the body. */
+  listPage: authedProcedure
+    .input(ListPetsInputSchema)
+    .output(PetPageSchema)
+    .query(({ ctx, input }) => pageOfPets(ctx, input)),
 
   create: scopedProcedure('write')
     .meta({
