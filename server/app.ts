@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { DatabaseHandle } from '../db/client.js';
 import { Authenticator } from './auth/authenticator.js';
 import { createRequestHandler } from './http/handler.js';
+import { startIdempotencyPurge } from './idempotency/purge.js';
 import type { Logger } from './logger.js';
 import { buildOpenApiDocument } from './openapi/document.js';
 import { appRouter, createCaller } from './routers/_app.js';
@@ -45,6 +46,9 @@ export function createApp(options: AppOptions): App {
     fallbackOrigin: new URL(options.publicBaseUrl).origin,
     cursorSecret: options.cursorSecret,
   });
+  const purge = startIdempotencyPurge(database.db, (error: unknown) => {
+    logger.warn({ err: error }, 'could not purge expired idempotency keys');
+  });
   const server = createServer(
     {
       // Slow clients must not hold sockets: a whole request within 30 s, headers within 10 s.
@@ -72,6 +76,7 @@ export function createApp(options: AppOptions): App {
         const force = setTimeout(() => {
           server.closeAllConnections();
         }, graceMs);
+        purge.stop();
         server.close(() => {
           clearTimeout(force);
           resolve();

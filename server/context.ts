@@ -10,6 +10,11 @@ export interface ContextOptions {
   baseUrl: string;
   /** Signs pagination cursors; DEFAULT_CURSOR_SECRET when the deployment sets none. */
   cursorSecret?: string | undefined;
+  /**
+   * The Idempotency-Key request header exactly as received (repeated headers joined by ", ",
+   * as HTTP combines them); the procedures that honour it validate it, so both surfaces agree.
+   */
+  idempotencyKey?: string | undefined;
 }
 
 export interface Context extends Omit<ContextOptions, 'cursorSecret'> {

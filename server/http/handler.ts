@@ -59,6 +59,7 @@ export function createRequestHandler(deps: HandlerDeps) {
       principal,
       baseUrl: `${state.origin}/v1`,
       cursorSecret: deps.cursorSecret,
+      idempotencyKey: req.headersDistinct['idempotency-key']?.join(', '),
     });
   }
 

@@ -1,6 +1,8 @@
 import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
 import { findPet, insertPet } from '../../db/queries/pets.js';
+import { createPetIdempotently, IDEMPOTENCY_TTL_SECONDS } from '../idempotency/create-pet.js';
+import { IDEMPOTENCY_KEY_MAX_CHARACTERS, parseIdempotencyKey } from '../idempotency/key-header.js';
 import { nextPageLink, pageOfPets } from '../pagination/pet-page.js';
 import {
   GetPetInputSchema,
@@ -64,19 +66,36 @@ export const petsRouter = router({
         path: '/pets',
         operationId: 'createPet',
         summary: 'Add an animal',
+        description: `Send an \`Idempotency-Key\` to make retries safe: a retry with the same key and body, from the same API key, within ${IDEMPOTENCY_TTL_SECONDS / 3600} hours, returns the original response and creates nothing.`,
         tags: ['pets'],
         successDescription: 'The created animal, with its assigned id.',
+        requestHeaders: z.object({
+          'Idempotency-Key': z
+            .string()
+            .min(1)
+            .optional()
+            .meta({
+              description: `1..${IDEMPOTENCY_KEY_MAX_CHARACTERS} printable ASCII characters, bare (\`abc\`) or as a quoted string (\`"abc"\`); both name the same key. Keys are scoped to the API key and kept ${IDEMPOTENCY_TTL_SECONDS / 3600} hours.`,
+              examples: ['"8e03978e-40d5-43e8-bc93-6894a57f9324"'],
+            }),
+        }),
         responseHeaders: z.object({
           Location: z
             .url()
             .meta({ description: 'Address of the created animal: `{base}/pets/{id}`.' }),
+          'Idempotent-Replayed': z.literal('true').optional().meta({
+            description:
+              'Present when this is the stored response to an earlier request with the same Idempotency-Key.',
+          }),
         }),
         errorResponses: {
           400: 'Malformed JSON, missing or invalid fields, or unknown fields.',
           401: UNAUTHORIZED,
           403: 'The API key is read-only.',
+          409: 'A request with the same Idempotency-Key is still in progress; retry after it completes.',
           413: 'The body is larger than 64 KiB.',
           415: 'The body is not application/json.',
+          422: 'The Idempotency-Key was already used with a different body.',
           500: INTERNAL,
           503: UNAVAILABLE,
         },
@@ -85,8 +104,12 @@ export const petsRouter = router({
     .input(NewPetSchema)
     .output(PetSchema)
     .mutation(async ({ ctx, input }) => {
-      const pet = await insertPet(ctx.db, input);
+      const key = parseIdempotencyKey(ctx.idempotencyKey);
+      const { pet, replayed } = key
+        ? await createPetIdempotently(ctx.db, { apiKeyId: ctx.principal.keyId, key }, input)
+        : { pet: await insertPet(ctx.db, input), replayed: false };
       ctx.responseHeaders.location = `${ctx.baseUrl}/pets/${pet.id}`;
+      if (replayed) ctx.responseHeaders['idempotent-replayed'] = 'true';
       return pet;
     }),
 
