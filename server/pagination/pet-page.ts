@@ -5,8 +5,8 @@ import type { ListPetsInput, PetPage } from '../schemas/pet.js';
 /**
  * One keyset page, shared by `pets.list` and `pets.listPage`. One row more than asked for is
  * read to learn whether another page exists, so the last page never links to an empty one.
- * Ids never change and pets are never deleted, so resuming after the last id seen visits every
- * pet that existed when the walk began exactly once, and never repeats one created meanwhile.
+ * Ids never change, pets are never deleted, and insertPet makes ids visible in ascending order,
+ * so resuming after the last id seen visits every pet exactly once, also those created meanwhile.
  */
 export async function pageOfPets(
   ctx: Pick<Context, 'db' | 'cursors'>,

@@ -1,12 +1,17 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { TRPCError } from '@trpc/server';
+import { gte, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { insertPet, type PetRow } from '../../db/queries/pets.js';
+import { pets } from '../../db/schema.js';
 import type { Principal } from '../../server/auth/authenticator.js';
 import { createContextInner } from '../../server/context.js';
 import { createCaller } from '../../server/routers/_app.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { insertManyPets } from '../helpers/factories.js';
+import { createTestDatabase, testDatabaseTarget, type TestDatabase } from '../helpers/database.js';
+import { insertManyPets, newPet } from '../helpers/factories.js';
 
 const reader: Principal = { keyId: 'reader', scope: 'read' };
+const writer: Principal = { keyId: 'writer', scope: 'write' };
 
 let database: TestDatabase;
 let soldIds: number[];
@@ -18,10 +23,10 @@ beforeAll(async () => {
 });
 afterAll(() => database.destroy());
 
-function callerWith(cursorSecret?: string) {
+function callerWith(cursorSecret?: string, principal: Principal = reader) {
   const ctx = createContextInner({
     db: database.handle.db,
-    principal: reader,
+    principal,
     baseUrl: 'http://pets.test/v1',
     cursorSecret,
   });
@@ -107,3 +112,55 @@ describe('pets.listPage', () => {
     expect(error.code).toBe('UNAUTHORIZED');
   });
 });
+
+function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void } {
+  let resolve: (value: T) => void = () => undefined;
+  const promise = new Promise<T>((settle) => {
+    resolve = settle;
+  });
+  return { promise, resolve };
+}
+
+/** Bounded polling until some session waits for an advisory lock. */
+async function untilAdvisoryLockWaiter(): Promise<void> {
+  for (let attempt = 0; attempt < 500; attempt++) {
+    const [row] = await database.handle.db
+      .select({ waiting: sql<number>`count(*)::int` })
+      .from(sql`pg_locks`)
+      .where(sql`locktype = 'advisory' and not granted`);
+    if ((row?.waiting ?? 0) > 0) return;
+    await delay(10);
+  }
+  throw new Error('No session started waiting for an advisory lock');
+}
+
+// Only PostgreSQL runs transactions side by side; PGlite runs one at a time, so there a later
+// create can never commit before an earlier one and this race cannot be staged.
+if (testDatabaseTarget().kind === 'postgres') {
+  describe('pets.listPage while creates overlap', () => {
+    it('never shows a pet while a lower id is still uncommitted', async () => {
+      const db = database.handle.db;
+      const gate = deferred<undefined>();
+      const allocated = deferred<PetRow>();
+      const slow = db.transaction(async (tx) => {
+        allocated.resolve(await insertPet(tx, { ...newPet(), status: 'pending' }));
+        await gate.promise;
+      });
+      const first = await allocated.promise;
+
+      const second = callerWith(undefined, writer).caller.pets.create(
+        newPet({ status: 'pending' }),
+      );
+      await untilAdvisoryLockWaiter();
+      const visible = await db.select({ id: pets.id }).from(pets).where(gte(pets.id, first.id));
+      expect(visible).toEqual([]);
+
+      gate.resolve(undefined);
+      await slow;
+      const created = await second;
+      expect(created.id).toBeGreaterThan(first.id);
+      const page = await callerWith().caller.pets.listPage({ status: 'pending', limit: 100 });
+      expect(page.items.map((pet) => pet.id)).toEqual([first.id, created.id]);
+    });
+  });
+}
