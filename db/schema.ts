@@ -5,6 +5,7 @@ import {
   index,
   pgEnum,
   pgTable,
+  primaryKey,
   text,
   timestamp,
   uniqueIndex,
@@ -44,4 +45,28 @@ export const apiKeys = pgTable(
     revokedAt: timestamp({ withTimezone: true }),
   },
   (t) => [uniqueIndex('api_keys_secret_hash_idx').on(t.secretHash)],
+);
+
+/**
+ * One row per Idempotency-Key a caller used on createPet, written in the same transaction as the
+ * pet, so neither can exist without the other. Rows older than the retention window are ignored
+ * on lookup and purged in the background.
+ */
+export const idempotencyKeys = pgTable(
+  'idempotency_keys',
+  {
+    // Not a foreign key: keys from configuration (API_KEYS) have no api_keys row.
+    apiKeyId: text().notNull(),
+    key: text().notNull(),
+    /** SHA-256 of the validated input, to tell a retry from a different request. */
+    requestHash: text().notNull(),
+    petId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => pets.id),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.apiKeyId, t.key] }),
+    index('idempotency_keys_created_at_idx').on(t.createdAt),
+  ],
 );

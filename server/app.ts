@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { DatabaseHandle } from '../db/client.js';
 import { Authenticator } from './auth/authenticator.js';
 import { createRequestHandler } from './http/handler.js';
+import { startIdempotencyPurge } from './idempotency/purge.js';
 import type { Logger } from './logger.js';
 import { buildOpenApiDocument } from './openapi/document.js';
 import { createRateLimiter, type RateLimiter } from './rate-limit/limiter.js';
@@ -19,6 +20,8 @@ export interface AppOptions {
   rateLimit: RateLimitSetting;
   /** Shares rate-limit counts across processes; without it each process counts alone. */
   redisUrl?: string | undefined;
+  /** Signs pagination cursors; see CURSOR_SECRET in the README. */
+  cursorSecret?: string | undefined;
 }
 
 export interface App {
@@ -52,6 +55,10 @@ export function createApp(options: AppOptions): App {
     }),
     trustProxy: options.trustProxy,
     fallbackOrigin: new URL(options.publicBaseUrl).origin,
+    cursorSecret: options.cursorSecret,
+  });
+  const purge = startIdempotencyPurge(database.db, (error: unknown) => {
+    logger.warn({ err: error }, 'could not purge expired idempotency keys');
   });
   const server = createServer(
     {
@@ -81,6 +88,7 @@ export function createApp(options: AppOptions): App {
         const force = setTimeout(() => {
           server.closeAllConnections();
         }, graceMs);
+        purge.stop();
         server.close(() => {
           clearTimeout(force);
           resolve();

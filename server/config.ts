@@ -42,6 +42,8 @@ const configSchema = z.object({
     }),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Signs pagination cursors; unset, a built-in default is used (see the README). */
+  CURSOR_SECRET: z.string().min(32).optional(),
 });
 
 export type Config = Omit<z.infer<typeof configSchema>, 'PUBLIC_BASE_URL'> & {

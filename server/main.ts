@@ -33,6 +33,7 @@ async function main(): Promise<void> {
     trustProxy: config.TRUST_PROXY,
     rateLimit: config.RATE_LIMIT,
     redisUrl: config.REDIS_URL,
+    cursorSecret: config.CURSOR_SECRET,
   });
   const address = await app.listen(config.PORT, config.HOST);
   logger.info(

@@ -1,4 +1,4 @@
-import { and, asc, eq, gt } from 'drizzle-orm';
+import { and, asc, eq, gt, sql } from 'drizzle-orm';
 import type { Database } from '../client.js';
 import { pets } from '../schema.js';
 
@@ -43,9 +43,24 @@ export async function findPet(db: Database, id: number): Promise<PetRow | undefi
   return rows[0];
 }
 
-export async function insertPet(db: Database, pet: NewPetRow): Promise<PetRow> {
-  const rows = await db.insert(pets).values(pet).returning(petColumns);
-  const created = rows[0];
-  if (!created) throw new Error('INSERT ... RETURNING returned no row');
-  return created;
+/** The same on every instance, and distinct from the migration lock in db/migrate.ts. */
+const PET_ID_ORDER_LOCK = 7_246_110_843;
+
+/**
+ * Inserts one pet, serialised with every other insert until commit. Without that, two
+ * concurrent creates can commit out of id order: a reader paging by id could pass id 11 while
+ * id 10 is still uncommitted and never see it. Holding the lock from id allocation to commit
+ * makes ids visible in ascending order, which is what keyset pagination needs. Inside a caller's
+ * transaction this is a savepoint and the lock lasts until that transaction ends.
+ */
+export function insertPet(db: Database, pet: NewPetRow): Promise<PetRow> {
+  return db.transaction(async (tx) => {
+    await tx
+      .select({ locked: sql`pg_advisory_xact_lock(${PET_ID_ORDER_LOCK})` })
+      .from(sql`(values (1)) as one`);
+    const rows = await tx.insert(pets).values(pet).returning(petColumns);
+    const created = rows[0];
+    if (!created) throw new Error('INSERT ... RETURNING returned no row');
+    return created;
+  });
 }

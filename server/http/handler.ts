@@ -25,6 +25,7 @@ export interface HandlerDeps {
   trustProxy: boolean;
   /** Used for links when the request's own Host header is unusable. */
   fallbackOrigin: string;
+  cursorSecret?: string | undefined;
 }
 
 const REALM = 'Bearer realm="petstore"';
@@ -58,7 +59,13 @@ export function createRequestHandler(deps: HandlerDeps) {
   async function contextFor(req: IncomingMessage, state: RequestState): Promise<Context> {
     const principal = await authenticate(req, state);
     await enforceRateLimit(deps.rateLimiter, principal.keyId, state);
-    return createContextInner({ db: database.db, principal, baseUrl: `${state.origin}/v1` });
+    return createContextInner({
+      db: database.db,
+      principal,
+      baseUrl: `${state.origin}/v1`,
+      cursorSecret: deps.cursorSecret,
+      idempotencyKey: req.headersDistinct['idempotency-key']?.join(', '),
+    });
   }
 
   async function route(req: IncomingMessage, res: ServerResponse, state: RequestState) {

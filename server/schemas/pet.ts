@@ -2,6 +2,8 @@ import { z } from 'zod';
 
 export const MAX_INT64_SAFE = Number.MAX_SAFE_INTEGER;
 export const NAME_MAX_CHARACTERS = 255;
+/** Cursors this service issues are under 100 characters; anything far longer is not one. */
+const CURSOR_MAX_CHARACTERS = 256;
 
 /**
  * No control characters (C0, DEL, C1): PostgreSQL text cannot hold NUL, and invisible controls
@@ -68,6 +70,22 @@ export const ListPetsInputSchema = z.strictObject({
     .default(20)
     .meta({ description: 'Maximum number of animals returned.' }),
   status: PetStatusSchema.optional().meta({ description: 'Only animals with this status.' }),
+  // Described before .optional(): the document generator drops meta set on the wrapper.
+  cursor: z
+    .string()
+    .min(1)
+    .max(CURSOR_MAX_CHARACTERS)
+    .meta({
+      description:
+        'Opaque position taken from the `next` link of a previous page. Valid only with the `status` it was issued for.',
+    })
+    .optional(),
+});
+
+export const PetPageSchema = z.object({
+  items: z.array(PetSchema),
+  /** null on the last page, which is what infinite-query clients expect. */
+  nextCursor: z.string().nullable(),
 });
 
 export const GetPetInputSchema = z.strictObject({
@@ -75,3 +93,5 @@ export const GetPetInputSchema = z.strictObject({
 });
 
 export type Pet = z.infer<typeof PetSchema>;
+export type ListPetsInput = z.infer<typeof ListPetsInputSchema>;
+export type PetPage = z.infer<typeof PetPageSchema>;

@@ -9,11 +9,14 @@ export interface paths {
         };
         /**
          * List animals
-         * @description Animals in ascending id order, optionally filtered by status.
+         * @description Animals in ascending id order, optionally filtered by status. When more exist, the `Link` header points at the next page; following it until it is absent visits every matching animal exactly once.
          */
         get: operations["listPets"];
         put?: never;
-        /** Add an animal */
+        /**
+         * Add an animal
+         * @description Send an `Idempotency-Key` to make retries safe: a retry with the same key and body, from the same API key, within 24 hours, returns the original response and creates nothing.
+         */
         post: operations["createPet"];
         delete?: never;
         options?: never;
@@ -137,6 +140,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 status?: components["schemas"]["PetStatus"];
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -147,6 +151,8 @@ export interface operations {
             /** @description A page of animals. */
             200: {
                 headers: {
+                    /** @description RFC 8288 link to the next page, `<{base}/pets?limit=N[&status=S]&cursor=C>; rel="next"`; absent on the last page. */
+                    Link?: string;
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -156,7 +162,7 @@ export interface operations {
                     "application/json": components["schemas"]["Pet"][];
                 };
             };
-            /** @description Invalid or unknown query parameter. */
+            /** @description Invalid or unknown query parameter, or a cursor that was altered or issued for another `status`. */
             400: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -221,7 +227,10 @@ export interface operations {
     createPet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1..255 printable ASCII characters, bare (`abc`) or as a quoted string (`"abc"`); both name the same key. Keys are scoped to the API key and kept 24 hours. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -236,6 +245,8 @@ export interface operations {
                 headers: {
                     /** @description Address of the created animal: `{base}/pets/{id}`. */
                     Location: string;
+                    /** @description Present when this is the stored response to an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -280,6 +291,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A request with the same Idempotency-Key is still in progress; retry after it completes. */
+            409: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is larger than 64 KiB. */
             413: {
                 headers: {
@@ -294,6 +317,18 @@ export interface operations {
             };
             /** @description The body is not application/json. */
             415: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was already used with a different body. */
+            422: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];

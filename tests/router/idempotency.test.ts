@@ -1,0 +1,129 @@
+import { TRPCError } from '@trpc/server';
+import { count, eq, inArray, sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { idempotencyKeys } from '../../db/schema.js';
+import type { Principal } from '../../server/auth/authenticator.js';
+import { createContextInner } from '../../server/context.js';
+import { purgeExpiredIdempotencyKeys } from '../../server/idempotency/purge.js';
+import { createCaller } from '../../server/routers/_app.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { newPet } from '../helpers/factories.js';
+
+const writer: Principal = { keyId: 'writer', scope: 'write' };
+const otherWriter: Principal = { keyId: 'other-writer', scope: 'write' };
+const reader: Principal = { keyId: 'reader', scope: 'read' };
+
+let database: TestDatabase;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+});
+afterAll(() => database.destroy());
+
+function callerWith(idempotencyKey: string | undefined, principal: Principal = writer) {
+  const ctx = createContextInner({
+    db: database.handle.db,
+    principal,
+    baseUrl: 'http://pets.test/v1',
+    idempotencyKey,
+  });
+  return { caller: createCaller(ctx), ctx };
+}
+
+async function rejection(promise: Promise<unknown>): Promise<TRPCError> {
+  const error: unknown = await promise.then(
+    () => undefined,
+    (cause: unknown) => cause,
+  );
+  expect(error).toBeInstanceOf(TRPCError);
+  return error as TRPCError;
+}
+
+async function storedKeys(keys: string[]): Promise<number> {
+  const [row] = await database.handle.db
+    .select({ n: count() })
+    .from(idempotencyKeys)
+    .where(inArray(idempotencyKeys.key, keys));
+  return row?.n ?? 0;
+}
+
+function age(keys: string[]) {
+  return database.handle.db
+    .update(idempotencyKeys)
+    .set({ createdAt: sql`now() - interval '25 hours'` })
+    .where(inArray(idempotencyKeys.key, keys));
+}
+
+describe('pets.create with an idempotency key', () => {
+  it('replays the stored pet with its Location and the replay header', async () => {
+    const body = newPet();
+    const first = callerWith('router-replay');
+    const pet = await first.caller.pets.create(body);
+    expect(first.ctx.responseHeaders['idempotent-replayed']).toBeUndefined();
+
+    const again = callerWith('router-replay');
+    await expect(again.caller.pets.create(body)).resolves.toEqual(pet);
+    expect(again.ctx.responseHeaders).toEqual({
+      location: `http://pets.test/v1/pets/${pet.id}`,
+      'idempotent-replayed': 'true',
+    });
+  });
+
+  it('names the key in UNPROCESSABLE_CONTENT for a different body', async () => {
+    await callerWith('router-mismatch').caller.pets.create(newPet());
+    const error = await rejection(callerWith('router-mismatch').caller.pets.create(newPet()));
+    expect(error.code).toBe('UNPROCESSABLE_CONTENT');
+    expect(error.message).toBe(
+      'Idempotency-Key "router-mismatch" was already used with a different request body',
+    );
+  });
+
+  it('keeps the keys of different API keys apart', async () => {
+    const body = newPet();
+    const mine = await callerWith('router-shared').caller.pets.create(body);
+    const theirs = await callerWith('router-shared', otherWriter).caller.pets.create(body);
+    expect(theirs.id).not.toBe(mine.id);
+  });
+
+  it('refuses an invalid key before storing anything', async () => {
+    const error = await rejection(callerWith('tab\there').caller.pets.create(newPet()));
+    expect(error.code).toBe('BAD_REQUEST');
+    expect(error.message).toMatch(/^Invalid Idempotency-Key header/);
+    expect(await storedKeys(['tab\there'])).toBe(0);
+  });
+
+  it('refuses a read-only key before looking at the idempotency key', async () => {
+    const error = await rejection(callerWith('router-reader', reader).caller.pets.create(newPet()));
+    expect(error.code).toBe('FORBIDDEN');
+    expect(await storedKeys(['router-reader'])).toBe(0);
+  });
+});
+
+describe('purgeExpiredIdempotencyKeys', () => {
+  it('deletes every expired key in batches and keeps the live ones', async () => {
+    const expired = ['purge-1', 'purge-2', 'purge-3'];
+    for (const key of [...expired, 'purge-live']) {
+      await callerWith(key).caller.pets.create(newPet());
+    }
+    await age(expired);
+
+    await expect(purgeExpiredIdempotencyKeys(database.handle.db, 2)).resolves.toBe(3);
+    expect(await storedKeys(expired)).toBe(0);
+    expect(await storedKeys(['purge-live'])).toBe(1);
+  });
+
+  it('lets an expired key that was not purged yet be used again', async () => {
+    const body = newPet();
+    const first = await callerWith('expired-unpurged').caller.pets.create(body);
+    await age(['expired-unpurged']);
+    const second = callerWith('expired-unpurged');
+    const pet = await second.caller.pets.create(body);
+    expect(pet.id).not.toBe(first.id);
+    expect(second.ctx.responseHeaders['idempotent-replayed']).toBeUndefined();
+    const [row] = await database.handle.db
+      .select({ petId: idempotencyKeys.petId })
+      .from(idempotencyKeys)
+      .where(eq(idempotencyKeys.key, 'expired-unpurged'));
+    expect(row?.petId).toBe(pet.id);
+  });
+});
