@@ -100,11 +100,21 @@ describe('the OpenAPI document', () => {
     Object.values(
       server.conformance.document.paths as Record<string, Record<string, Operation>>,
     ).flatMap((path) => Object.values(path));
+  const sharedHeader = (name: string) => {
+    const components = server.conformance.document.components as {
+      headers: Record<string, { required?: boolean }>;
+    };
+    const header = components.headers[name];
+    if (!header) throw new Error(`no components.headers.${name}`);
+    return header;
+  };
 
   it('documents 429 with a required Retry-After on every operation', () => {
     expect(operations()).toHaveLength(3);
     for (const operation of operations()) {
-      expect(operation.responses['429']?.headers?.['Retry-After']?.required).toBe(true);
+      const retryAfter = operation.responses['429']?.headers?.['Retry-After'];
+      expect(retryAfter).toEqual({ $ref: '#/components/headers/RetryAfter' });
+      expect(sharedHeader('RetryAfter').required).toBe(true);
     }
   });
 
