@@ -1,0 +1,69 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+/** Pins to one core when taskset exists, so server and load generator do not share one. */
+export function pinned(core: number, command: string, args: string[]): [string, string[]] {
+  return [`taskset`, ['-c', String(core), command, ...args]];
+}
+
+export function startProcess(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): ChildProcess {
+  return spawn(command, args, {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}
+
+export function runToJson<T>(command: string, args: string[]): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      if (code === 0) resolve(JSON.parse(out) as T);
+      else reject(new Error(`${command} ${args.join(' ')} exited ${String(code)}`));
+    });
+  });
+}
+
+/** Resident set size of a process in MiB, from /proc (taskset execs, so the pid is node's). */
+export function rssMiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = /VmRSS:\s+(\d+)/.exec(status)?.[1];
+  return kb ? Number(kb) / 1024 : 0;
+}
+
+export async function waitUntilAnswering(
+  url: string,
+  headers: Record<string, string>,
+  timeoutMs = 30_000,
+) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      const response = await fetch(url, { headers });
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+}
+
+export function stop(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) {
+      resolve();
+      return;
+    }
+    child.once('exit', () => {
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}

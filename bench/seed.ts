@@ -1,0 +1,29 @@
+import postgres from 'postgres';
+import { migratePostgres } from '../db/migrate.js';
+
+export const BENCH_PETS = 10_000;
+
+/** A fresh database of BENCH_PETS pets with mixed statuses, migrated like production. */
+export async function seedBenchDatabase(serverUrl: string, name: string): Promise<string> {
+  const admin = postgres(serverUrl, { max: 1, onnotice: () => undefined });
+  try {
+    await admin.unsafe(`drop database if exists "${name}" with (force)`);
+    await admin.unsafe(`create database "${name}"`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  await migratePostgres(url.toString());
+  const db = postgres(url.toString(), { max: 1, onnotice: () => undefined });
+  try {
+    await db`
+      insert into pets (name, category_id, status)
+      select 'Pet ' || g, 1 + g % 50, (array['available', 'pending', 'sold'])[1 + g % 3]::pet_status
+      from generate_series(1, ${BENCH_PETS}) as g`;
+    await db`analyze pets`;
+  } finally {
+    await db.end();
+  }
+  return url.toString();
+}
