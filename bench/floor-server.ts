@@ -39,8 +39,10 @@ async function readJson(
 }
 
 async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  if (req.headers.authorization !== key)
-    return send(res, 401, { code: 'UNAUTHORIZED', message: 'no', status: 401 });
+  if (req.headers.authorization !== key) {
+    send(res, 401, { code: 'UNAUTHORIZED', message: 'no', status: 401 });
+    return;
+  }
   const url = new URL(req.url ?? '/', 'http://floor');
   if (url.pathname === '/v1/pets' && req.method === 'GET') {
     const limit = Number(url.searchParams.get('limit') ?? 20);
@@ -49,25 +51,31 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
       status && STATUSES.has(status)
         ? await sql`select id, name, category_id as "categoryId", status from pets where status = ${status} and id > ${0} order by id limit ${limit}`
         : await sql`select id, name, category_id as "categoryId", status from pets where id > ${0} order by id limit ${limit}`;
-    return send(
+    send(
       res,
       200,
       rows.map((row) => ({ ...row, id: Number(row.id), categoryId: Number(row.categoryId) })),
     );
+    return;
   }
   if (url.pathname === '/v1/pets' && req.method === 'POST') {
     const pet = await readJson(req);
     const [row] =
       await sql`insert into pets (name, category_id, status) values (${pet.name}, ${pet.categoryId}, ${pet.status ?? 'available'}) returning id, name, category_id as "categoryId", status`;
     const created = { ...row, id: Number(row?.id), categoryId: Number(row?.categoryId) };
-    return send(res, 201, created, { location: `http://floor/v1/pets/${created.id}` });
+    send(res, 201, created, { location: `http://floor/v1/pets/${created.id}` });
+    return;
   }
   const match = /^\/v1\/pets\/(\d+)$/.exec(url.pathname);
   if (match && req.method === 'GET') {
     const [row] =
       await sql`select id, name, category_id as "categoryId", status from pets where id = ${Number(match[1])}`;
-    if (!row) return send(res, 404, { code: 'NOT_FOUND', message: 'no', status: 404 });
-    return send(res, 200, { ...row, id: Number(row.id), categoryId: Number(row.categoryId) });
+    if (!row) {
+      send(res, 404, { code: 'NOT_FOUND', message: 'no', status: 404 });
+      return;
+    }
+    send(res, 200, { ...row, id: Number(row.id), categoryId: Number(row.categoryId) });
+    return;
   }
   send(res, 404, { code: 'NOT_FOUND', message: 'no', status: 404 });
 }
