@@ -17,6 +17,13 @@ export interface NewPetRow {
   status: PetStatus;
 }
 
+interface RawPetRow extends Record<string, unknown> {
+  id: string | number;
+  name: string;
+  category_id: string | number;
+  status: PetStatus;
+}
+
 const petColumns = {
   id: pets.id,
   name: pets.name,
@@ -24,22 +31,62 @@ const petColumns = {
   status: pets.status,
 };
 
+/**
+ * Named prepared statements, built once per database handle: drizzle sends a query unnamed
+ * unless it is prepared, and postgres.js then pays a parse on every call.
+ */
+function prepareReads(db: Database) {
+  const after = sql.placeholder('after');
+  const limit = sql.placeholder('limit');
+  return {
+    page: db
+      .select(petColumns)
+      .from(pets)
+      .where(gt(pets.id, after))
+      .orderBy(asc(pets.id))
+      .limit(limit)
+      .prepare('pets_page'),
+    pageOfStatus: db
+      .select(petColumns)
+      .from(pets)
+      .where(and(eq(pets.status, sql.placeholder('status')), gt(pets.id, after)))
+      .orderBy(asc(pets.id))
+      .limit(limit)
+      .prepare('pets_page_of_status'),
+    byId: db
+      .select(petColumns)
+      .from(pets)
+      .where(eq(pets.id, sql.placeholder('id')))
+      .limit(1)
+      .prepare('pet_by_id'),
+  };
+}
+
+const preparedReads = new WeakMap<Database, ReturnType<typeof prepareReads>>();
+
+function readsFor(db: Database) {
+  let reads = preparedReads.get(db);
+  if (!reads) {
+    reads = prepareReads(db);
+    preparedReads.set(db, reads);
+  }
+  return reads;
+}
+
 /** One keyset page: pets after `after` in id order, optionally of one status. */
 export function listPets(
   db: Database,
   options: { limit: number; status?: PetStatus | undefined; after?: number | undefined },
 ): Promise<PetRow[]> {
   const { limit, status, after = 0 } = options;
-  return db
-    .select(petColumns)
-    .from(pets)
-    .where(and(status ? eq(pets.status, status) : undefined, gt(pets.id, after)))
-    .orderBy(asc(pets.id))
-    .limit(limit);
+  const reads = readsFor(db);
+  return status
+    ? reads.pageOfStatus.execute({ status, after, limit })
+    : reads.page.execute({ after, limit });
 }
 
 export async function findPet(db: Database, id: number): Promise<PetRow | undefined> {
-  const rows = await db.select(petColumns).from(pets).where(eq(pets.id, id)).limit(1);
+  const rows = await readsFor(db).byId.execute({ id });
   return rows[0];
 }
 
@@ -49,18 +96,27 @@ const PET_ID_ORDER_LOCK = 7_246_110_843;
 /**
  * Inserts one pet, serialised with every other insert until commit. Without that, two
  * concurrent creates can commit out of id order: a reader paging by id could pass id 11 while
- * id 10 is still uncommitted and never see it. Holding the lock from id allocation to commit
- * makes ids visible in ascending order, which is what keyset pagination needs. Inside a caller's
- * transaction this is a savepoint and the lock lasts until that transaction ends.
+ * id 10 is still uncommitted and never see it. The lock is taken in the same statement, before
+ * the id is drawn, and a transaction-scoped lock lasts until commit: so ids become visible in
+ * ascending order at the cost of one round trip. Inside a caller's transaction the lock lasts
+ * until that transaction ends.
  */
-export function insertPet(db: Database, pet: NewPetRow): Promise<PetRow> {
-  return db.transaction(async (tx) => {
-    await tx
-      .select({ locked: sql`pg_advisory_xact_lock(${PET_ID_ORDER_LOCK})` })
-      .from(sql`(values (1)) as one`);
-    const rows = await tx.insert(pets).values(pet).returning(petColumns);
-    const created = rows[0];
-    if (!created) throw new Error('INSERT ... RETURNING returned no row');
-    return created;
-  });
+export async function insertPet(db: Database, pet: NewPetRow): Promise<PetRow> {
+  const result = await db.execute<RawPetRow>(sql`
+    with id_order as (select pg_advisory_xact_lock(${PET_ID_ORDER_LOCK}))
+    insert into pets (name, category_id, status)
+    select ${pet.name}, ${pet.categoryId}, ${pet.status}::pet_status from id_order
+    returning id, name, category_id, status`);
+  // postgres.js answers with the rows (int8 as text); PGlite with { rows }.
+  const rows = Array.isArray(result)
+    ? (result as RawPetRow[])
+    : (result as { rows: RawPetRow[] }).rows;
+  const created = rows[0];
+  if (!created) throw new Error('INSERT ... RETURNING returned no row');
+  return {
+    id: Number(created.id),
+    name: created.name,
+    categoryId: Number(created.category_id),
+    status: created.status,
+  };
 }
