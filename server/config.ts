@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { parseRateLimit } from './rate-limit/policy.js';
 
@@ -7,6 +8,30 @@ const baseUrl = z
     message: 'must end in /v1',
   })
   .transform((url) => url.replace(/\/$/, ''));
+
+const commaList = z
+  .string()
+  .default('')
+  .transform((value) =>
+    value
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item.length > 0),
+  );
+
+/** Exactly `scheme://host[:port]`, as browsers send it in `Origin`. */
+const origins = commaList.pipe(
+  z.array(
+    z.url({ protocol: /^https?$/ }).refine((url) => new URL(url).origin === url, {
+      message: 'each origin must be scheme://host[:port], without a path or trailing slash',
+    }),
+  ),
+);
+
+const workers = z
+  .union([z.literal('auto'), z.coerce.number().int().min(1).max(256)])
+  .default(1)
+  .transform((value) => (value === 'auto' ? availableParallelism() : value));
 
 const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -44,6 +69,10 @@ const configSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Signs pagination cursors; unset, a built-in default is used (see the README). */
   CURSOR_SECRET: z.string().min(32).optional(),
+  /** Seconds in-flight requests get to finish after SIGTERM/SIGINT before connections are cut. */
+  SHUTDOWN_TIMEOUT: z.coerce.number().min(0).max(3600).default(10),
+  CORS_ORIGINS: origins,
+  WORKERS: workers,
 });
 
 export type Config = Omit<z.infer<typeof configSchema>, 'PUBLIC_BASE_URL'> & {
