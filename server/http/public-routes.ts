@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { TRPCError } from '@trpc/server';
 import type { DatabaseHandle } from '../../db/client.js';
+import { docsRoutes } from './docs.js';
 import type { RequestState } from './request-state.js';
 import { sendJson } from './respond.js';
 
@@ -38,8 +39,11 @@ function readOnly(name: string, serve: PublicRoute): PublicRoute {
   };
 }
 
-/** Endpoints that need no API key: health, readiness and the interface description. */
-export function createPublicRoutes(deps: { database: DatabaseHandle; openApiDocument: object }) {
+/** Endpoints that need no API key: health, readiness, the interface description and its page. */
+export function createPublicRoutes(deps: {
+  database: DatabaseHandle;
+  openApiDocument: { servers?: { url: string }[] };
+}) {
   const openApiJson = JSON.stringify(deps.openApiDocument);
   return new Map<string, PublicRoute>([
     [
@@ -73,5 +77,12 @@ export function createPublicRoutes(deps: { database: DatabaseHandle; openApiDocu
         return Promise.resolve();
       }),
     ],
+    ...docsRoutes(deps.openApiDocument).map(([path, serve]): [string, PublicRoute] => [
+      path,
+      readOnly(path.startsWith('/docs/assets/') ? '/docs/assets' : path, (req, res) => {
+        serve(req, res);
+        return Promise.resolve();
+      }),
+    ]),
   ]);
 }
