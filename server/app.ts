@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { DatabaseHandle } from '../db/client.js';
 import { Authenticator } from './auth/authenticator.js';
@@ -22,6 +22,7 @@ export interface AppOptions {
   redisUrl?: string | undefined;
   /** Signs pagination cursors; see CURSOR_SECRET in the README. */
   cursorSecret?: string | undefined;
+  corsOrigins?: readonly string[];
 }
 
 export interface App {
@@ -54,21 +55,33 @@ export function createApp(options: AppOptions): App {
       stagingUrl: options.stagingBaseUrl,
     }),
     trustProxy: options.trustProxy,
+    corsOrigins: options.corsOrigins ?? [],
     fallbackOrigin: new URL(options.publicBaseUrl).origin,
     cursorSecret: options.cursorSecret,
   });
   const purge = startIdempotencyPurge(database.db, (error: unknown) => {
     logger.warn({ err: error }, 'could not purge expired idempotency keys');
   });
+  let closing = false;
+  const inFlight = new Set<ServerResponse>();
   const server = createServer(
     {
       // Slow clients must not hold sockets: a whole request within 30 s, headers within 10 s.
       requestTimeout: 30_000,
       headersTimeout: 10_000,
-      keepAliveTimeout: 5_000,
+      // Longer than a load balancer's usual idle timeout (60 s), so the balancer closes an idle
+      // connection first and never sends a request down one we are closing.
+      keepAliveTimeout: 65_000,
       maxHeaderSize: 16 * 1024,
     },
-    handler,
+    (req, res) => {
+      // While closing, each answer ends its connection: a keep-alive client must not hold
+      // shutdown open until its socket idles out.
+      if (closing) res.setHeader('connection', 'close');
+      inFlight.add(res);
+      res.once('close', () => inFlight.delete(res));
+      handler(req, res);
+    },
   );
 
   return {
@@ -85,6 +98,8 @@ export function createApp(options: AppOptions): App {
       }),
     close: async (graceMs = 10_000) => {
       await new Promise<void>((resolve) => {
+        closing = true;
+        for (const res of inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
         const force = setTimeout(() => {
           server.closeAllConnections();
         }, graceMs);

@@ -6,6 +6,7 @@ import { createContextInner, type Context } from '../context.js';
 import { toTRPCError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { RateLimiter } from '../rate-limit/limiter.js';
+import { createCors } from './cors.js';
 import { createPublicRoutes } from './public-routes.js';
 import { enforceRateLimit } from './rate-limit.js';
 import { notFound, createRequestState, type RequestState } from './request-state.js';
@@ -23,16 +24,21 @@ export interface HandlerDeps {
   logger: Logger;
   openApiDocument: object;
   trustProxy: boolean;
+  /** Browser origins allowed to call the API (CORS); empty allows none. */
+  corsOrigins: readonly string[];
   /** Used for links when the request's own Host header is unusable. */
   fallbackOrigin: string;
   cursorSecret?: string | undefined;
 }
 
 const REALM = 'Bearer realm="petstore"';
+/** Answers that depend on the caller's key must not be kept by any cache on the way. */
+const NO_STORE = 'no-store';
 
 export function createRequestHandler(deps: HandlerDeps) {
   const { router, database, authenticator, logger } = deps;
   const publicRoutes = createPublicRoutes(deps);
+  const cors = createCors(deps.corsOrigins);
   const logServerError = (error: TRPCError, state: RequestState) => {
     if (error.code === 'INTERNAL_SERVER_ERROR' || error.code === 'SERVICE_UNAVAILABLE') {
       logger.error({ err: error.cause ?? error, reqId: state.requestId }, error.message);
@@ -73,10 +79,12 @@ export function createRequestHandler(deps: HandlerDeps) {
     const publicRoute = publicRoutes.get(path);
     if (publicRoute) return publicRoute(req, res, state);
     if (path === '/v1' || path.startsWith('/v1/')) {
+      res.setHeader('cache-control', NO_STORE);
       const ctx = await contextFor(req, state);
       return rest(req, res, state, path.slice('/v1'.length) || '/', ctx);
     }
     if (path.startsWith('/trpc/')) {
+      res.setHeader('cache-control', NO_STORE);
       const ctx = await contextFor(req, state);
       state.route = '/trpc';
       return trpc(req, res, path.slice('/trpc/'.length), ctx, state.headers, (error) => {
@@ -91,6 +99,7 @@ export function createRequestHandler(deps: HandlerDeps) {
   return (req: IncomingMessage, res: ServerResponse): void => {
     const state = createRequestState(req, deps);
     res.setHeader('x-request-id', state.requestId);
+    res.setHeader('x-content-type-options', 'nosniff');
     res.once('finish', () => {
       if (state.route === '/healthz' || state.route === '/readyz') return;
       logger.info({
@@ -102,6 +111,10 @@ export function createRequestHandler(deps: HandlerDeps) {
         keyId: state.keyId,
       });
     });
+    if (cors(req, res)) {
+      state.route = 'CORS preflight';
+      return;
+    }
     route(req, res, state).catch((cause: unknown) => {
       const error = toTRPCError(cause);
       logServerError(error, state);
