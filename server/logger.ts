@@ -1,16 +1,30 @@
+import { createRequire } from 'node:module';
 import pino, { type DestinationStream, type Logger } from 'pino';
 
 export type { Logger };
+
+/** pino-pretty is a development dependency: a production install logs JSON even on a terminal. */
+function prettyAvailable(): boolean {
+  try {
+    createRequire(import.meta.url).resolve('pino-pretty');
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** JSON lines; pretty only when a person is watching a terminal. */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
   const options: pino.LoggerOptions = {
     level,
-    base: { service: 'petstore' },
+    // pid tells the processes of one instance apart when WORKERS > 1.
+    base: { service: 'petstore', pid: process.pid },
     timestamp: pino.stdTimeFunctions.isoTime,
     redact: { paths: ['req.headers.authorization', '*.authorization'], censor: '[redacted]' },
   };
   if (destination) return pino(options, destination);
-  if (process.stdout.isTTY) return pino({ ...options, transport: { target: 'pino-pretty' } });
+  if (process.stdout.isTTY && prettyAvailable()) {
+    return pino({ ...options, transport: { target: 'pino-pretty' } });
+  }
   return pino(options);
 }
