@@ -1,61 +1,15 @@
-import { openDatabase } from '../db/client.js';
-import { createApp } from './app.js';
-import { ensureApiKey } from './auth/bootstrap.js';
+import cluster from 'node:cluster';
+import { runPrimary } from './cluster.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './logger.js';
-
-const SHUTDOWN_GRACE_MS = 10_000;
+import { serve } from './serve.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.LOG_LEVEL);
-  const database = await openDatabase(
-    config.DATABASE_URL
-      ? { kind: 'postgres', url: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX }
-      : { kind: 'pglite', dataDir: config.PGLITE_DIR },
-  );
-  if (config.MIGRATE_ON_START) await database.migrate();
-  const issued = await ensureApiKey(database, config.API_KEYS);
-  if (issued) {
-    // Straight to the terminal, never to the log: this is the only time the secret is shown.
-    process.stderr.write(
-      `\nIssued the first API key (${issued.id}); it is shown only this once:\n\n    ${issued.key}\n\n` +
-        `Call the service with:  Authorization: Bearer ${issued.key}\n\n`,
-    );
-  }
-
-  const app = createApp({
-    database,
-    logger,
-    apiKeys: config.API_KEYS,
-    publicBaseUrl: config.PUBLIC_BASE_URL,
-    stagingBaseUrl: config.STAGING_BASE_URL,
-    trustProxy: config.TRUST_PROXY,
-    rateLimit: config.RATE_LIMIT,
-    redisUrl: config.REDIS_URL,
-    cursorSecret: config.CURSOR_SECRET,
-  });
-  const address = await app.listen(config.PORT, config.HOST);
-  logger.info(
-    { address: `http://${address.address}:${address.port}`, database: database.kind },
-    'listening',
-  );
-
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    void app
-      .close(SHUTDOWN_GRACE_MS)
-      .then(() => database.close())
-      .then(() => {
-        logger.info('stopped');
-        process.exit(0);
-      });
-  };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  if (cluster.isWorker) return serve(config, logger, { prepare: false });
+  if (config.WORKERS > 1) return runPrimary(config, logger);
+  return serve(config, logger, { prepare: true });
 }
 
 main().catch((error: unknown) => {

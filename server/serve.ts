@@ -1,0 +1,65 @@
+import { openDatabase, type DatabaseHandle } from '../db/client.js';
+import { createApp } from './app.js';
+import { ensureApiKey } from './auth/bootstrap.js';
+import type { Config } from './config.js';
+import type { Logger } from './logger.js';
+import { onShutdownSignal } from './shutdown.js';
+
+export function openConfiguredDatabase(config: Config): Promise<DatabaseHandle> {
+  return openDatabase(
+    config.DATABASE_URL
+      ? { kind: 'postgres', url: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX }
+      : { kind: 'pglite', dataDir: config.PGLITE_DIR },
+  );
+}
+
+/** Migrations and the first key: once per deployment start, before any request is served. */
+export async function prepareDatabase(database: DatabaseHandle, config: Config): Promise<void> {
+  if (config.MIGRATE_ON_START) await database.migrate();
+  const issued = await ensureApiKey(database, config.API_KEYS);
+  if (issued) {
+    // Straight to the terminal, never to the log: this is the only time the secret is shown.
+    process.stderr.write(
+      `\nIssued the first API key (${issued.id}); it is shown only this once:\n\n    ${issued.key}\n\n` +
+        `Call the service with:  Authorization: Bearer ${issued.key}\n\n`,
+    );
+  }
+}
+
+/**
+ * One serving process. On SIGTERM/SIGINT it stops accepting, lets in-flight requests finish
+ * (up to SHUTDOWN_TIMEOUT), then closes the database: PGlite must shut down cleanly to keep
+ * its data folder consistent.
+ */
+export async function serve(
+  config: Config,
+  logger: Logger,
+  options: { prepare: boolean },
+): Promise<void> {
+  const database = await openConfiguredDatabase(config);
+  if (options.prepare) await prepareDatabase(database, config);
+
+  const app = createApp({
+    database,
+    logger,
+    apiKeys: config.API_KEYS,
+    publicBaseUrl: config.PUBLIC_BASE_URL,
+    stagingBaseUrl: config.STAGING_BASE_URL,
+    trustProxy: config.TRUST_PROXY,
+    rateLimit: config.RATE_LIMIT,
+    redisUrl: config.REDIS_URL,
+    cursorSecret: config.CURSOR_SECRET,
+    corsOrigins: config.CORS_ORIGINS,
+  });
+  const address = await app.listen(config.PORT, config.HOST);
+  logger.info(
+    { address: `http://${address.address}:${address.port}`, database: database.kind },
+    'listening',
+  );
+
+  const graceMs = config.SHUTDOWN_TIMEOUT * 1000;
+  onShutdownSignal(logger, graceMs, async () => {
+    await app.close(graceMs);
+    await database.close();
+  });
+}
