@@ -1,59 +1,112 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { createInterface } from 'node:readline';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+const START_TIMEOUT_MS = 60_000;
+
+export type LogLine = Record<string, unknown>;
 
 export interface ChildServer {
-  /** `http://127.0.0.1:<port>` */
+  child: ChildProcess;
+  /** `http://127.0.0.1:<port>`, known once a process logged `listening`. */
   origin: string;
+  /** Every stdout line, parsed: a line that is not JSON fails the test. */
+  logs: LogLine[];
+  /** All stdout and stderr, raw, for assertions on what never appears and for diagnosis. */
+  output(): string;
+  waitForLog(predicate: (line: LogLine) => boolean, timeoutMs?: number): Promise<LogLine>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** SIGKILL: no shutdown hook runs, as in a crash. */
   kill(): Promise<void>;
 }
 
-function listeningAddress(line: string): string | undefined {
-  try {
-    const entry = JSON.parse(line) as { msg?: unknown; address?: unknown };
-    return entry.msg === 'listening' && typeof entry.address === 'string'
-      ? entry.address
-      : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
- * The real entry point (server/main.ts) in a process of its own, on a port the OS picks
- * (PORT=0; the address is read from the "listening" log line), configured only by `env`.
+ * The real service (server/main.ts) in a child process, configured only by `env`, on a port
+ * the system chooses (PORT=0; the address is read from the "listening" log line). Resolves
+ * once `listeners` processes have logged `listening`. Every stdout line is read, so a full
+ * pipe never blocks the child's logging.
  */
-export async function spawnServer(env: Record<string, string>): Promise<ChildServer> {
+export async function spawnServer(
+  env: Record<string, string>,
+  options: { listeners?: number } = {},
+): Promise<ChildServer> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    cwd: repoRoot,
+    env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const exited = once(child, 'exit');
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString('utf8');
+  const logs: LogLine[] = [];
+  const waiters = new Set<() => void>();
+  let raw = '';
+  let pending = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    raw += chunk;
+    const lines = (pending + chunk).split('\n');
+    pending = lines.pop() ?? '';
+    for (const line of lines) if (line.trim()) logs.push(JSON.parse(line) as LogLine);
+    for (const wake of waiters) wake();
   });
-  // Every line is read, listening or not, so a full pipe never blocks the child's logging.
-  const lines = createInterface({ input: child.stdout });
-  const origin = await new Promise<string>((resolve, reject) => {
-    lines.on('line', (line) => {
-      const address = listeningAddress(line);
-      if (address) resolve(address);
-    });
-    void exited.then(([code]) => {
-      reject(new Error(`server exited (${String(code)}) before listening:\n${stderr}`));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    raw += chunk;
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once('exit', (code, signal) => {
+      resolve({ code, signal });
+      for (const wake of waiters) wake();
     });
   });
+
+  const waitForLog = (predicate: (line: LogLine) => boolean, timeoutMs = START_TIMEOUT_MS) =>
+    new Promise<LogLine>((resolve, reject) => {
+      const check = () => {
+        const found = logs.find(predicate);
+        const gone = child.exitCode !== null || child.signalCode !== null;
+        if (!found && !gone) return;
+        clearTimeout(timer);
+        waiters.delete(check);
+        if (found) resolve(found);
+        else reject(new Error(`server exited before the expected log line:\n${raw}`));
+      };
+      const timer = setTimeout(() => {
+        waiters.delete(check);
+        reject(new Error(`no such log line within ${timeoutMs} ms:\n${raw}`));
+      }, timeoutMs);
+      waiters.add(check);
+      check();
+    });
+
+  const listening = () => logs.filter((line) => line.msg === 'listening');
+  await waitForLog(() => listening().length >= (options.listeners ?? 1));
+  const address = String(listening()[0]?.address);
   return {
-    origin,
+    child,
+    origin: address.replace(/^http:\/\/[^:]+/, 'http://127.0.0.1'),
+    logs,
+    output: () => raw,
+    waitForLog,
+    exited,
     kill: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       await exited;
     },
   };
+}
+
+/** Runs the service to completion (for configurations it must refuse). */
+export function runChildServer(
+  env: Record<string, string>,
+): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+    cwd: repoRoot,
+    env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  return new Promise((resolve) => {
+    child.once('exit', (code) => {
+      resolve({ code, output });
+    });
+  });
 }

@@ -34,8 +34,8 @@ export interface TestServerOptions {
   database?: TestDatabase;
 }
 
-export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
-  const database = options.database ?? (await createTestDatabase());
+/** A log destination that keeps every line, parsed: a line that is not JSON fails the test. */
+export function logSink(): { sink: Writable; logs: Record<string, unknown>[] } {
   const logs: Record<string, unknown>[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -45,6 +45,12 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       done();
     },
   });
+  return { sink, logs };
+}
+
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const database = options.database ?? (await createTestDatabase());
+  const { sink, logs } = logSink();
   const app = createApp({
     database: database.handle,
     logger: createLogger('info', sink),
