@@ -10,6 +10,7 @@ export interface RawRequestOptions {
   method?: string;
   headers?: Record<string, string>;
   body?: string;
+  timeoutMs?: number;
 }
 
 /** One request on a connection of its own, so each one is a new connection to the server. */
@@ -23,6 +24,11 @@ export function rawRequest(
       method: options.method ?? 'GET',
       headers: options.headers,
       agent: false,
+    });
+    // A connection handed to a worker that is then killed is never answered: give up, as a
+    // real client would.
+    req.setTimeout(options.timeoutMs ?? 10_000, () => {
+      req.destroy(new Error('no response in time'));
     });
     req.once('error', reject);
     req.once('response', (res) => {
