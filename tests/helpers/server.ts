@@ -32,6 +32,8 @@ export interface TestServerOptions {
   redisUrl?: string;
   /** Serve this database instead of a fresh one; the server's close() destroys it. */
   database?: TestDatabase;
+  corsOrigins?: string[];
+  trustProxy?: boolean;
 }
 
 /** A log destination that keeps every line, parsed: a line that is not JSON fails the test. */
@@ -57,9 +59,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     apiKeys: options.apiKeys ?? [TEST_KEY],
     publicBaseUrl: 'https://api.petstore.test/v1',
     stagingBaseUrl: 'https://staging.petstore.test/v1',
-    trustProxy: false,
+    trustProxy: options.trustProxy ?? false,
     rateLimit: options.rateLimit ?? TEST_RATE_LIMIT,
     redisUrl: options.redisUrl,
+    corsOrigins: options.corsOrigins ?? [],
   });
   const address = await app.listen(0, '127.0.0.1');
   const origin = `http://127.0.0.1:${address.port}`;

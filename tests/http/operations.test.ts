@@ -1,0 +1,156 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newPet } from '../helpers/factories.js';
+import { startTestServer, TEST_KEY, type TestServer } from '../helpers/server.js';
+
+const ALLOWED = 'https://app.petstore.test';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer({ corsOrigins: [ALLOWED] });
+});
+afterAll(() => server.close());
+
+const bearer = { authorization: `Bearer ${TEST_KEY}` };
+const logFor = (requestId: string) => server.logs.filter((line) => line.reqId === requestId);
+
+describe('headers on every response', () => {
+  it.each([
+    ['/healthz', {}],
+    ['/docs', {}],
+    ['/v1/openapi.json', {}],
+    ['/v1/pets', bearer],
+    ['/v1/pets', {}],
+    ['/nowhere', {}],
+    [`/trpc/pets.list?input=${encodeURIComponent('{}')}`, bearer],
+  ])('%s carries nosniff and an X-Request-Id', async (path, headers) => {
+    const response = await fetch(`${server.origin}${path}`, { headers });
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(response.headers.get('x-request-id')).toMatch(UUID);
+  });
+
+  it.each([
+    ['a REST answer', '/v1/pets', bearer],
+    ['a refusal', '/v1/pets', {}],
+    ['a tRPC answer', `/trpc/pets.list?input=${encodeURIComponent('{}')}`, bearer],
+  ])('marks %s for the caller only: Cache-Control: no-store', async (_, path, headers) => {
+    const response = await fetch(`${server.origin}${path}`, { headers });
+    expect(response.headers.get('cache-control')).toBe('no-store');
+  });
+});
+
+describe('request log', () => {
+  it('writes one JSON line per request: method, route template, status, duration, ids', async () => {
+    const created = await server.api<{ id: number }>('POST', '/v1/pets', {
+      body: newPet({ name: 'Secret Body Name' }),
+      headers: { 'x-request-id': 'create-1' },
+    });
+    await server.api('GET', `/v1/pets/${created.body.id}`, {
+      headers: { 'x-request-id': 'get-1' },
+    });
+
+    expect(logFor('create-1')).toEqual([
+      expect.objectContaining({ method: 'POST', route: '/pets', status: 201, keyId: 'env-1' }),
+    ]);
+    const [get] = logFor('get-1');
+    expect(get).toMatchObject({ method: 'GET', route: '/pets/{petId}', status: 200 });
+    expect(get?.durationMs).toEqual(expect.any(Number));
+  });
+
+  it('carries the generated request id when the caller sent none', async () => {
+    const response = await server.api('GET', '/v1/pets');
+    const requestId = response.headers.get('x-request-id') ?? '';
+    expect(requestId).toMatch(UUID);
+    expect(logFor(requestId)).toHaveLength(1);
+  });
+
+  it('never holds a key, right or wrong, nor a request body', async () => {
+    await server.api('GET', '/v1/pets', { key: 'not-the-key-but-secret-all-the-same' });
+    await server.api('POST', '/v1/pets', { body: newPet({ name: 'Body Only Name' }) });
+    const text = JSON.stringify(server.logs);
+    expect(text).not.toContain(TEST_KEY);
+    expect(text).not.toContain('not-the-key-but-secret-all-the-same');
+    expect(text).not.toContain('Body Only Name');
+    expect(text).not.toContain('Secret Body Name');
+  });
+
+  it('leaves out health and readiness probes', async () => {
+    await fetch(`${server.origin}/healthz`, { headers: { 'x-request-id': 'probe-1' } });
+    await fetch(`${server.origin}/readyz`, { headers: { 'x-request-id': 'probe-2' } });
+    await server.api('GET', '/v1/pets', { headers: { 'x-request-id': 'after-probes' } });
+    expect(logFor('after-probes')).toHaveLength(1);
+    expect([...logFor('probe-1'), ...logFor('probe-2')]).toEqual([]);
+  });
+});
+
+describe('CORS', () => {
+  it('lets a configured origin read answers and the headers it needs', async () => {
+    const response = await server.api('GET', '/v1/pets', { headers: { origin: ALLOWED } });
+    expect(response.headers.get('access-control-allow-origin')).toBe(ALLOWED);
+    const exposed = response.headers.get('access-control-expose-headers') ?? '';
+    for (const name of ['Location', 'Link', 'X-Request-Id', 'RateLimit', 'Deprecation', 'Sunset']) {
+      expect(exposed).toContain(name);
+    }
+    expect(response.headers.get('vary')).toContain('Origin');
+  });
+
+  it('gives another origin nothing', async () => {
+    const response = await server.api('GET', '/v1/pets', {
+      headers: { origin: 'https://evil.test' },
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('answers a preflight from a configured origin without a key', async () => {
+    const response = await fetch(`${server.baseUrl}/pets`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: ALLOWED,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, content-type, idempotency-key',
+      },
+    });
+    expect(response.status).toBe(204);
+    expect(response.headers.get('access-control-allow-origin')).toBe(ALLOWED);
+    expect(response.headers.get('access-control-allow-methods')).toContain('POST');
+    const allowed = (response.headers.get('access-control-allow-headers') ?? '').toLowerCase();
+    for (const name of ['authorization', 'content-type', 'idempotency-key', 'x-request-id']) {
+      expect(allowed).toContain(name);
+    }
+  });
+
+  it('does not answer a preflight from another origin', async () => {
+    const response = await fetch(`${server.baseUrl}/pets`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://evil.test', 'access-control-request-method': 'POST' },
+    });
+    expect(response.headers.get('access-control-allow-origin')).toBeNull();
+    expect(response.status).toBe(401);
+  });
+});
+
+describe('TRUST_PROXY', () => {
+  const forwarded = { 'x-forwarded-host': 'api.example.com', 'x-forwarded-proto': 'https' };
+
+  it('ignores forwarded headers by default', async () => {
+    const response = await server.api('POST', '/v1/pets', { body: newPet(), headers: forwarded });
+    expect(response.headers.get('location')).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1\/pets\/\d+$/);
+  });
+
+  it('builds links on them behind a trusted proxy', async () => {
+    const proxied = await startTestServer({ trustProxy: true });
+    try {
+      const response = await proxied.api('POST', '/v1/pets', {
+        body: newPet(),
+        headers: forwarded,
+      });
+      expect(response.headers.get('location')).toMatch(
+        /^https:\/\/api\.example\.com\/v1\/pets\/\d+$/,
+      );
+    } finally {
+      await proxied.close();
+    }
+  });
+});
