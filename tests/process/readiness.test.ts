@@ -10,87 +10,88 @@ const KEY = 'readiness-test-key-0123456789';
 const target = testDatabaseTarget();
 
 /** Only a networked database can vanish; PGlite lives inside the process. */
-describe.runIf(target.kind === 'postgres')('readiness when PostgreSQL vanishes', () => {
-  let proxy: TcpProxy;
-  let database: DatabaseHandle;
-  let app: App;
-  let origin: string;
-  let drop: () => Promise<void>;
-  const { sink, logs } = logSink();
+if (target.kind === 'postgres') {
+  describe('readiness when PostgreSQL vanishes', () => {
+    let proxy: TcpProxy;
+    let database: DatabaseHandle;
+    let app: App;
+    let origin: string;
+    let drop: () => Promise<void>;
+    const { sink, logs } = logSink();
 
-  beforeAll(async () => {
-    if (target.kind !== 'postgres') return;
-    const created = await createPostgresDatabase(target.url);
-    drop = created.drop;
-    const direct = new URL(created.url);
-    proxy = await startTcpProxy(direct.hostname, Number(direct.port || 5432));
-    const proxied = new URL(created.url);
-    proxied.hostname = '127.0.0.1';
-    proxied.port = String(proxy.port);
-    database = await openDatabase({ kind: 'postgres', url: proxied.toString(), poolMax: 4 });
-    await database.migrate();
-    app = createApp({
-      database,
-      logger: createLogger('info', sink),
-      apiKeys: [KEY],
-      publicBaseUrl: 'https://api.petstore.test/v1',
-      trustProxy: false,
-      rateLimit: 'off',
-    });
-    origin = `http://127.0.0.1:${(await app.listen(0, '127.0.0.1')).port}`;
-  });
-  afterAll(async () => {
-    await app.close(1_000);
-    await database.close();
-    await proxy.close();
-    await drop();
-  });
-
-  const timed = async (path: string, init: RequestInit = {}) => {
-    const started = performance.now();
-    const response = await fetch(`${origin}${path}`, init);
-    return { response, ms: performance.now() - started, body: await response.json() };
-  };
-
-  it('answers 200, then 503 while the database is gone, then 200 again by itself', async () => {
-    expect((await timed('/readyz')).response.status).toBe(200);
-
-    await proxy.cut();
-    const down = await timed('/readyz');
-    expect(down.response.status).toBe(503);
-    expect(down.body).toMatchObject({ code: 'SERVICE_UNAVAILABLE', status: 503 });
-    expect(down.ms).toBeLessThan(5_000);
-    console.info(`/readyz answered 503 ${Math.round(down.ms)} ms after the database vanished`);
-
-    await proxy.restore();
-    let status = 0;
-    for (let attempt = 0; attempt < 40 && status !== 200; attempt++) {
-      status = (await timed('/readyz')).response.status;
-      if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-    expect(status).toBe(200);
-    // Readiness probes are polled constantly; they must not flood the log.
-    expect(logs.filter((line) => line.route === '/readyz')).toEqual([]);
-  });
-
-  it.each([
-    ['REST', '/v1/pets'],
-    ['tRPC', `/trpc/pets.list?input=${encodeURIComponent('{}')}`],
-  ])('logs a %s failure once, with its request id and stack', async (_, path) => {
-    await proxy.cut();
-    try {
-      const requestId = `lost-db-${path.replace(/\W/g, '')}`;
-      const { response, ms } = await timed(path, {
-        headers: { authorization: `Bearer ${KEY}`, 'x-request-id': requestId },
+    beforeAll(async () => {
+      const created = await createPostgresDatabase(target.url);
+      drop = created.drop;
+      const direct = new URL(created.url);
+      proxy = await startTcpProxy(direct.hostname, Number(direct.port || 5432));
+      const proxied = new URL(created.url);
+      proxied.hostname = '127.0.0.1';
+      proxied.port = String(proxy.port);
+      database = await openDatabase({ kind: 'postgres', url: proxied.toString(), poolMax: 4 });
+      await database.migrate();
+      app = createApp({
+        database,
+        logger: createLogger('info', sink),
+        apiKeys: [KEY],
+        publicBaseUrl: 'https://api.petstore.test/v1',
+        trustProxy: false,
+        rateLimit: 'off',
       });
-      expect(response.status).toBeGreaterThanOrEqual(500);
-      expect(ms).toBeLessThan(5_000);
-      const errors = logs.filter((line) => line.level === 50 && line.reqId === requestId);
-      expect(errors).toHaveLength(1);
-      expect((errors[0]?.err as { stack?: string } | undefined)?.stack).toMatch(/\n\s+at /);
-      expect(JSON.stringify(logs)).not.toContain(KEY);
-    } finally {
+      origin = `http://127.0.0.1:${(await app.listen(0, '127.0.0.1')).port}`;
+    });
+    afterAll(async () => {
+      await app.close(1_000);
+      await database.close();
+      await proxy.close();
+      await drop();
+    });
+
+    const timed = async (path: string, init: RequestInit = {}) => {
+      const started = performance.now();
+      const response = await fetch(`${origin}${path}`, init);
+      return { response, ms: performance.now() - started, body: await response.json() };
+    };
+
+    it('answers 200, then 503 while the database is gone, then 200 again by itself', async () => {
+      expect((await timed('/readyz')).response.status).toBe(200);
+
+      await proxy.cut();
+      const down = await timed('/readyz');
+      expect(down.response.status).toBe(503);
+      expect(down.body).toMatchObject({ code: 'SERVICE_UNAVAILABLE', status: 503 });
+      expect(down.ms).toBeLessThan(5_000);
+      console.info(`/readyz answered 503 ${Math.round(down.ms)} ms after the database vanished`);
+
       await proxy.restore();
-    }
+      let status = 0;
+      for (let attempt = 0; attempt < 40 && status !== 200; attempt++) {
+        status = (await timed('/readyz')).response.status;
+        if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      expect(status).toBe(200);
+      // Readiness probes are polled constantly; they must not flood the log.
+      expect(logs.filter((line) => line.route === '/readyz')).toEqual([]);
+    });
+
+    it.each([
+      ['REST', '/v1/pets'],
+      ['tRPC', `/trpc/pets.list?input=${encodeURIComponent('{}')}`],
+    ])('logs a %s failure once, with its request id and stack', async (_, path) => {
+      await proxy.cut();
+      try {
+        const requestId = `lost-db-${path.replace(/\W/g, '')}`;
+        const { response, ms } = await timed(path, {
+          headers: { authorization: `Bearer ${KEY}`, 'x-request-id': requestId },
+        });
+        expect(response.status).toBeGreaterThanOrEqual(500);
+        expect(ms).toBeLessThan(5_000);
+        const errors = logs.filter((line) => line.level === 50 && line.reqId === requestId);
+        expect(errors).toHaveLength(1);
+        expect((errors[0]?.err as { stack?: string } | undefined)?.stack).toMatch(/\n\s+at /);
+        expect(JSON.stringify(logs)).not.toContain(KEY);
+      } finally {
+        await proxy.restore();
+      }
+    });
   });
-});
+}
