@@ -14,6 +14,14 @@ async function main(): Promise<void> {
       ? { kind: 'postgres', url: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX }
       : { kind: 'pglite', dataDir: config.PGLITE_DIR },
   );
+  if (database.kind === 'pglite' && !config.PGLITE_DIR.includes('://')) {
+    // PGlite runs PostgreSQL with fsync off and its Node file system cannot fsync: a commit is in
+    // the kernel's page cache when acknowledged, so it survives the process dying, not the machine.
+    logger.warn(
+      { dataDir: config.PGLITE_DIR },
+      'embedded database: acknowledged writes survive a crash of this process but not an OS crash or power loss; set DATABASE_URL to use PostgreSQL where they must',
+    );
+  }
   if (config.MIGRATE_ON_START) await database.migrate();
   const issued = await ensureApiKey(database, config.API_KEYS);
   if (issued) {
