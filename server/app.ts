@@ -14,7 +14,18 @@ export interface AppOptions {
   publicBaseUrl: string;
   stagingBaseUrl?: string | undefined;
   trustProxy: boolean;
+  /** Defaults suit production; tests lower them to prove slow clients are cut off. */
+  timeouts?: Partial<HttpTimeouts>;
 }
+
+export interface HttpTimeouts {
+  /** The whole request, headers and body, must arrive within this. */
+  requestMs: number;
+  headersMs: number;
+  keepAliveMs: number;
+}
+
+const DEFAULT_TIMEOUTS: HttpTimeouts = { requestMs: 30_000, headersMs: 10_000, keepAliveMs: 5_000 };
 
 export interface App {
   server: Server;
@@ -42,12 +53,13 @@ export function createApp(options: AppOptions): App {
     trustProxy: options.trustProxy,
     fallbackOrigin: new URL(options.publicBaseUrl).origin,
   });
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const server = createServer(
     {
       // Slow clients must not hold sockets: a whole request within 30 s, headers within 10 s.
-      requestTimeout: 30_000,
-      headersTimeout: 10_000,
-      keepAliveTimeout: 5_000,
+      requestTimeout: timeouts.requestMs,
+      headersTimeout: timeouts.headersMs,
+      keepAliveTimeout: timeouts.keepAliveMs,
       maxHeaderSize: 16 * 1024,
     },
     handler,

@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { createApp, type App } from '../../server/app.js';
+import { createApp, type App, type HttpTimeouts } from '../../server/app.js';
 import { createLogger } from '../../server/logger.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { loadConformance, type Conformance } from './conformance.js';
@@ -22,8 +22,15 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startTestServer(options: { apiKeys?: string[] } = {}): Promise<TestServer> {
-  const database = await createTestDatabase();
+export interface TestServerOptions {
+  apiKeys?: string[];
+  /** A database the test made itself (e.g. on a private PostgreSQL); fresh per file otherwise. */
+  database?: TestDatabase;
+  timeouts?: Partial<HttpTimeouts>;
+}
+
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const database = options.database ?? (await createTestDatabase());
   const logs: Record<string, unknown>[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -40,6 +47,7 @@ export async function startTestServer(options: { apiKeys?: string[] } = {}): Pro
     publicBaseUrl: 'https://api.petstore.test/v1',
     stagingBaseUrl: 'https://staging.petstore.test/v1',
     trustProxy: false,
+    timeouts: options.timeouts,
   });
   const address = await app.listen(0, '127.0.0.1');
   const origin = `http://127.0.0.1:${address.port}`;
