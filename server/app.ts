@@ -60,6 +60,9 @@ export function createApp(options: AppOptions): App {
       requestTimeout: timeouts.requestMs,
       headersTimeout: timeouts.headersMs,
       keepAliveTimeout: timeouts.keepAliveMs,
+      // node checks the timeouts every connectionsCheckingInterval (30 s by default): check
+      // often enough that a lowered timeout is honoured near its value.
+      connectionsCheckingInterval: Math.min(30_000, Math.ceil(timeouts.headersMs / 4)),
       maxHeaderSize: 16 * 1024,
     },
     handler,
