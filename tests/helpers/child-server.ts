@@ -12,8 +12,8 @@ export interface ChildServer {
   origin: string;
   /** Everything the server wrote to stderr and stdout so far (start-up warnings, logs). */
   output(): string;
-  /** Peak resident memory of the process (VmHWM), in MiB. */
-  peakRssMiB(): number;
+  /** Resident memory of the process now (VmRSS), in MiB. */
+  rssMiB(): number;
   /** SIGKILL: no shutdown hook, no flush; resolves once the process is gone. */
   kill(): Promise<void>;
   /** SIGTERM and wait for the graceful exit. */
@@ -80,9 +80,9 @@ export async function startChildServer(env: Record<string, string>): Promise<Chi
     pid: child.pid ?? 0,
     origin,
     output: () => output,
-    peakRssMiB: () => {
+    rssMiB: () => {
       const status = readFileSync(`/proc/${child.pid ?? 0}/status`, 'utf8');
-      const kib = Number(/^VmHWM:\s+(\d+) kB$/m.exec(status)?.[1] ?? NaN);
+      const kib = Number(/^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1] ?? NaN);
       return Math.round(kib / 1024);
     },
     kill: async () => {
