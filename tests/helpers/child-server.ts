@@ -36,7 +36,11 @@ export function freePort(): Promise<number> {
 
 function exited(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => child.once('exit', () => resolve()));
+  return new Promise((resolve) => {
+    child.once('exit', () => {
+      resolve();
+    });
+  });
 }
 
 async function waitUntilHealthy(origin: string, child: ChildProcess, output: () => string) {
@@ -72,8 +76,8 @@ export async function startChildServer(env: Record<string, string>): Promise<Chi
     // Bounded: a chatty server must not grow the test's memory without limit.
     output = (output + chunk.toString('utf8')).slice(-64 * 1024);
   };
-  child.stdout?.on('data', append);
-  child.stderr?.on('data', append);
+  child.stdout.on('data', append);
+  child.stderr.on('data', append);
   const origin = `http://127.0.0.1:${port}`;
   const server: ChildServer = {
     process: child,
@@ -95,7 +99,7 @@ export async function startChildServer(env: Record<string, string>): Promise<Chi
     },
   };
   try {
-    await waitUntilHealthy(origin, child, server.output);
+    await waitUntilHealthy(origin, child, () => output);
   } catch (error) {
     await server.kill();
     throw error;
