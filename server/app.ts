@@ -23,7 +23,24 @@ export interface AppOptions {
   /** Signs pagination cursors; see CURSOR_SECRET in the README. */
   cursorSecret?: string | undefined;
   corsOrigins?: readonly string[];
+  /** Defaults suit production; tests lower them to prove slow clients are cut off. */
+  timeouts?: Partial<HttpTimeouts>;
 }
+
+export interface HttpTimeouts {
+  /** The whole request, headers and body, must arrive within this. */
+  requestMs: number;
+  headersMs: number;
+  keepAliveMs: number;
+}
+
+const DEFAULT_TIMEOUTS: HttpTimeouts = {
+  requestMs: 30_000,
+  headersMs: 10_000,
+  // Longer than a load balancer's usual idle timeout (60 s), so the balancer closes an idle
+  // connection first and never sends a request down one we are closing.
+  keepAliveMs: 65_000,
+};
 
 export interface App {
   server: Server;
@@ -64,14 +81,16 @@ export function createApp(options: AppOptions): App {
   });
   let closing = false;
   const inFlight = new Set<ServerResponse>();
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const server = createServer(
     {
       // Slow clients must not hold sockets: a whole request within 30 s, headers within 10 s.
-      requestTimeout: 30_000,
-      headersTimeout: 10_000,
-      // Longer than a load balancer's usual idle timeout (60 s), so the balancer closes an idle
-      // connection first and never sends a request down one we are closing.
-      keepAliveTimeout: 65_000,
+      requestTimeout: timeouts.requestMs,
+      headersTimeout: timeouts.headersMs,
+      keepAliveTimeout: timeouts.keepAliveMs,
+      // node checks the timeouts every connectionsCheckingInterval (30 s by default): check
+      // often enough that a lowered timeout is honoured near its value.
+      connectionsCheckingInterval: Math.min(30_000, Math.ceil(timeouts.headersMs / 4)),
       maxHeaderSize: 16 * 1024,
     },
     (req, res) => {

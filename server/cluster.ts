@@ -23,7 +23,7 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
   }
   const database = await openConfiguredDatabase(config);
   try {
-    await prepareDatabase(database, config);
+    await prepareDatabase(database, config, logger);
   } finally {
     await database.close();
   }

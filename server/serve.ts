@@ -14,7 +14,19 @@ export function openConfiguredDatabase(config: Config): Promise<DatabaseHandle> 
 }
 
 /** Migrations and the first key: once per deployment start, before any request is served. */
-export async function prepareDatabase(database: DatabaseHandle, config: Config): Promise<void> {
+export async function prepareDatabase(
+  database: DatabaseHandle,
+  config: Config,
+  logger: Logger,
+): Promise<void> {
+  if (database.kind === 'pglite' && !config.PGLITE_DIR.includes('://')) {
+    // PGlite runs PostgreSQL with fsync off and its Node file system cannot fsync: a commit is in
+    // the kernel's page cache when acknowledged, so it survives the process dying, not the machine.
+    logger.warn(
+      { dataDir: config.PGLITE_DIR },
+      'embedded database: acknowledged writes survive a crash of this process but not an OS crash or power loss; set DATABASE_URL to use PostgreSQL where they must',
+    );
+  }
   if (config.MIGRATE_ON_START) await database.migrate();
   const issued = await ensureApiKey(database, config.API_KEYS);
   if (issued) {
@@ -37,7 +49,7 @@ export async function serve(
   options: { prepare: boolean },
 ): Promise<void> {
   const database = await openConfiguredDatabase(config);
-  if (options.prepare) await prepareDatabase(database, config);
+  if (options.prepare) await prepareDatabase(database, config, logger);
 
   const app = createApp({
     database,

@@ -1,5 +1,6 @@
 import { initTRPC, TRPCError } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
+import { withDatabaseDeadline } from '../db/deadline.js';
 import type { ApiKeyScope } from '../db/queries/api-keys.js';
 import type { Context } from './context.js';
 import { contractCode, errorBody, toTRPCError } from './errors.js';
@@ -26,9 +27,17 @@ const t = initTRPC
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
-/** A procedure that lost its database answers 503 on every surface, not 500. */
+/**
+ * A procedure that lost its database answers 503 on every surface, not 500, and within the
+ * deadline even when the database hangs instead of failing.
+ */
 const databaseAvailability = t.middleware(async ({ next }) => {
-  const result = await next();
+  let result: Awaited<ReturnType<typeof next>>;
+  try {
+    result = await withDatabaseDeadline(next());
+  } catch (error) {
+    throw toTRPCError(error);
+  }
   if (!result.ok) {
     const classified = toTRPCError(result.error);
     if (classified !== result.error) throw classified;

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { TRPCError, type AnyTRPCRouter } from '@trpc/server';
 import type { DatabaseHandle } from '../../db/client.js';
+import { withDatabaseDeadline } from '../../db/deadline.js';
 import { readBearer, type Authenticator, type Principal } from '../auth/authenticator.js';
 import { createContextInner, type Context } from '../context.js';
 import { toTRPCError } from '../errors.js';
@@ -49,7 +50,9 @@ export function createRequestHandler(deps: HandlerDeps) {
   async function authenticate(req: IncomingMessage, state: RequestState): Promise<Principal> {
     const credentials = readBearer(req.headers.authorization);
     const principal =
-      credentials.kind === 'token' ? await authenticator.authenticate(credentials.token) : null;
+      credentials.kind === 'token'
+        ? await withDatabaseDeadline(authenticator.authenticate(credentials.token))
+        : null;
     if (principal) {
       state.keyId = principal.keyId;
       return principal;

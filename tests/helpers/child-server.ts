@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
@@ -8,6 +10,7 @@ export type LogLine = Record<string, unknown>;
 
 export interface ChildServer {
   child: ChildProcess;
+  pid: number;
   /** `http://127.0.0.1:<port>`, known once a process logged `listening`. */
   origin: string;
   /** Every stdout line, parsed: a line that is not JSON fails the test. */
@@ -18,6 +21,24 @@ export interface ChildServer {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** SIGKILL: no shutdown hook runs, as in a crash. */
   kill(): Promise<void>;
+  /** SIGTERM, and wait for the graceful exit. */
+  stop(): Promise<void>;
+  /** Resident memory of the process now (VmRSS), in MiB. */
+  rssMiB(): number;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      probe.close(() => {
+        resolve(port);
+      });
+    });
+  });
 }
 
 /**
@@ -78,16 +99,23 @@ export async function spawnServer(
   const listening = () => logs.filter((line) => line.msg === 'listening');
   await waitForLog(() => listening().length >= (options.listeners ?? 1));
   const address = String(listening()[0]?.address);
+  const signal = async (name: NodeJS.Signals) => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(name);
+    await exited;
+  };
   return {
     child,
+    pid: child.pid ?? 0,
     origin: address.replace(/^http:\/\/[^:]+/, 'http://127.0.0.1'),
     logs,
     output: () => raw,
     waitForLog,
     exited,
-    kill: async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-      await exited;
+    kill: () => signal('SIGKILL'),
+    stop: () => signal('SIGTERM'),
+    rssMiB: () => {
+      const status = readFileSync(`/proc/${child.pid ?? 0}/status`, 'utf8');
+      return Math.round(Number(/^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1] ?? NaN) / 1024);
     },
   };
 }

@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { createApp, type App } from '../../server/app.js';
+import { createApp, type App, type HttpTimeouts } from '../../server/app.js';
 import { createLogger } from '../../server/logger.js';
 import type { RateLimitSetting } from '../../server/rate-limit/policy.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
@@ -34,6 +34,8 @@ export interface TestServerOptions {
   database?: TestDatabase;
   corsOrigins?: string[];
   trustProxy?: boolean;
+  /** Lowered by tests that prove slow clients are cut off. */
+  timeouts?: Partial<HttpTimeouts>;
 }
 
 /** A log destination that keeps every line, parsed: a line that is not JSON fails the test. */
@@ -63,6 +65,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     rateLimit: options.rateLimit ?? TEST_RATE_LIMIT,
     redisUrl: options.redisUrl,
     corsOrigins: options.corsOrigins ?? [],
+    timeouts: options.timeouts,
   });
   const address = await app.listen(0, '127.0.0.1');
   const origin = `http://127.0.0.1:${address.port}`;

@@ -1,0 +1,95 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createChildDatabase, type ChildDatabase } from '../helpers/child-database.js';
+import { spawnServer, type ChildServer } from '../helpers/child-server.js';
+import { percentile } from '../helpers/load.js';
+import { TEST_KEY } from '../helpers/server.js';
+
+/** Fifty times the PostgreSQL pool (10), all at once. */
+const CLIENTS = 500;
+const REQUESTS_EACH = 2;
+/**
+ * Growth of resident memory over the idle server. VmHWM cannot serve: PGlite's first start (initdb)
+ * peaks near 940 MiB before any request. Generous; a per-connection leak would blow past it.
+ */
+const MAX_GROWTH_MIB = 256;
+const SAMPLE_EVERY_MS = 50;
+
+let database: ChildDatabase;
+let server: ChildServer;
+
+beforeAll(async () => {
+  database = await createChildDatabase();
+  server = await spawnServer({ ...database.env, API_KEYS: TEST_KEY });
+}, 90_000);
+afterAll(async () => {
+  await server.kill();
+  await database.destroy();
+});
+
+const headers = { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' };
+
+async function call(path: string, init: RequestInit = {}) {
+  const started = performance.now();
+  const response = await fetch(`${server.origin}${path}`, {
+    headers,
+    ...init,
+    signal: AbortSignal.timeout(60_000),
+  });
+  const body = (await response.json()) as { status?: number };
+  return { status: response.status, body, ms: performance.now() - started };
+}
+
+describe(`overload: ${CLIENTS} concurrent clients`, () => {
+  it('degrades latency, answers nothing but successes or 503/429, stays bounded in memory and healthy', async ({
+    annotate,
+  }) => {
+    const idle = await call('/v1/pets?limit=5');
+    expect(idle.status).toBe(200);
+    const baselineMiB = server.rssMiB();
+    let peakMiB = baselineMiB;
+    const sampler = setInterval(() => {
+      peakMiB = Math.max(peakMiB, server.rssMiB());
+    }, SAMPLE_EVERY_MS);
+
+    const outcomes = (
+      await Promise.all(
+        Array.from({ length: CLIENTS }, async (_, client) => {
+          const results = [];
+          for (let i = 0; i < REQUESTS_EACH; i++) {
+            results.push(
+              (client + i) % 2
+                ? await call('/v1/pets?limit=20')
+                : await call('/v1/pets', {
+                    method: 'POST',
+                    body: JSON.stringify({ name: `overload ${client}.${i}`, categoryId: 1 }),
+                  }),
+            );
+          }
+          return results;
+        }),
+      )
+    ).flat();
+    clearInterval(sampler);
+
+    const unexpected = outcomes.filter((o) => ![200, 201, 429, 503].includes(o.status));
+    expect(unexpected).toEqual([]);
+    for (const o of outcomes.filter((o) => o.status >= 400)) expect(o.body.status).toBe(o.status);
+    const served = outcomes.filter((o) => o.status < 300).length;
+    expect(served).toBeGreaterThan(0);
+    expect(peakMiB - baselineMiB).toBeLessThan(MAX_GROWTH_MIB);
+
+    expect((await call('/healthz')).status).toBe(200);
+    expect((await call('/readyz')).status).toBe(200);
+    const after = await call('/v1/pets', {
+      method: 'POST',
+      body: JSON.stringify({ name: 'after the storm', categoryId: 1 }),
+    });
+    expect(after.status).toBe(201);
+    const ms = outcomes.map((o) => o.ms);
+    await annotate(
+      `${outcomes.length} requests: ${served} served, ${outcomes.length - served} refused (503/429); ` +
+        `latency p50 ${Math.round(percentile(ms, 50))} ms, p99 ${Math.round(percentile(ms, 99))} ms, ` +
+        `idle ${Math.round(idle.ms)} ms; peak RSS ${peakMiB} MiB (${baselineMiB} MiB idle)`,
+    );
+  }, 120_000);
+});

@@ -1,0 +1,141 @@
+import { connect, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listPets } from '../../db/queries/pets.js';
+import { runBounded } from '../helpers/load.js';
+import { startTestServer, TEST_KEY, type TestServer } from '../helpers/server.js';
+
+/** Lowered from production's 10 s / 30 s so the test proves the cut-off without waiting for it. */
+const HEADERS_MS = 1_000;
+const REQUEST_MS = 2_000;
+/** Room for a loaded two-core machine; still well under what an unbounded wait would show. */
+const MARGIN_MS = 2_000;
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer({ timeouts: { headersMs: HEADERS_MS, requestMs: REQUEST_MS } });
+});
+afterAll(() => server.close());
+
+function open(): Promise<Socket> {
+  const url = new URL(server.origin);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname, () => {
+      resolve(socket);
+    });
+    socket.once('error', reject);
+  });
+}
+
+/** Resolves with how long the server took to close the socket, and what it sent first. */
+function closedBy(socket: Socket, started: number): Promise<{ ms: number; reply: string }> {
+  let reply = '';
+  socket.on('data', (chunk: Buffer) => (reply += chunk.toString('latin1')));
+  socket.on('error', () => undefined);
+  return new Promise((resolve) => {
+    socket.once('close', () => {
+      resolve({ ms: performance.now() - started, reply });
+    });
+  });
+}
+
+async function openConnections(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.app.server.getConnections((error, count) => {
+      if (error) reject(error);
+      else resolve(count);
+    });
+  });
+}
+
+async function waitForNoConnections(deadlineMs: number): Promise<number> {
+  const deadline = Date.now() + deadlineMs;
+  let count = await openConnections();
+  while (count > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    count = await openConnections();
+  }
+  return count;
+}
+
+async function petNames(): Promise<string[]> {
+  const rows = await listPets(server.database.handle.db, { limit: 1_000 });
+  return rows.map((pet) => pet.name);
+}
+
+const request = (body: string, length = Buffer.byteLength(body)) =>
+  `POST /v1/pets HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TEST_KEY}\r\n` +
+  `Content-Type: application/json\r\nContent-Length: ${length}\r\n\r\n${body}`;
+
+describe('slow and broken clients', () => {
+  it('closes a connection whose headers never end (slowloris) within the headers timeout', async () => {
+    const socket = await open();
+    const started = performance.now();
+    const closed = closedBy(socket, started);
+    socket.write('GET /v1/pets HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+    // One more header line every 200 ms, for at most 50 lines: never the blank line that ends them.
+    const drip = setInterval(() => {
+      if (!socket.destroyed) socket.write(`X-Drip-${Math.round(performance.now())}: 1\r\n`);
+    }, 200);
+    const stopDrip = setTimeout(() => {
+      clearInterval(drip);
+    }, 50 * 200);
+    const { ms, reply } = await closed;
+    clearInterval(drip);
+    clearTimeout(stopDrip);
+    expect(ms).toBeLessThan(HEADERS_MS + MARGIN_MS);
+    expect(reply).toMatch(/^HTTP\/1\.1 408 /);
+  });
+
+  it('closes a connection whose body stops halfway, and creates nothing', async () => {
+    const body = JSON.stringify({ name: 'half a body', categoryId: 1 });
+    const socket = await open();
+    const started = performance.now();
+    const closed = closedBy(socket, started);
+    socket.write(request(body.slice(0, 20), Buffer.byteLength(body)));
+    const { ms } = await closed;
+    expect(ms).toBeLessThan(REQUEST_MS + MARGIN_MS);
+    expect(await petNames()).not.toContain('half a body');
+    expect(await waitForNoConnections(MARGIN_MS)).toBe(0);
+  });
+
+  it('creates nothing for a client that disconnects halfway through the body', async () => {
+    const body = JSON.stringify({ name: 'abandoned body', categoryId: 1 });
+    await runBounded(20, 10, async () => {
+      const socket = await open();
+      socket.on('error', () => undefined);
+      socket.write(request(body.slice(0, 25), Buffer.byteLength(body)));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      socket.destroy();
+    });
+    expect(await waitForNoConnections(MARGIN_MS)).toBe(0);
+    expect(await petNames()).not.toContain('abandoned body');
+    expect((await server.api('GET', '/v1/pets')).status).toBe(200);
+  });
+
+  it('frees the connection of a client that vanishes mid-response, with nothing half-written', async () => {
+    const names = Array.from({ length: 30 }, (_, i) => `vanished ${i} ✓`);
+    await runBounded(names.length, 10, async (index) => {
+      const socket = await open();
+      socket.on('error', () => undefined);
+      // Gone as soon as the request is out: the server answers into a closed socket.
+      socket.end(request(JSON.stringify({ name: names[index], categoryId: 7 })));
+      socket.destroy();
+    });
+    await runBounded(10, 10, async () => {
+      const socket = await open();
+      socket.on('error', () => undefined);
+      socket.write('GET /v1/openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+      // Read the first bytes of the document, then vanish without reading the rest.
+      await new Promise((resolve) => socket.once('data', resolve));
+      socket.destroy();
+    });
+    expect(await waitForNoConnections(MARGIN_MS + REQUEST_MS)).toBe(0);
+    const rows = await listPets(server.database.handle.db, { limit: 1_000 });
+    for (const pet of rows.filter((row) => row.name.startsWith('vanished'))) {
+      expect(names).toContain(pet.name);
+      expect(pet).toMatchObject({ categoryId: 7, status: 'available' });
+    }
+    expect((await server.api('GET', '/v1/pets')).status).toBe(200);
+  });
+});
