@@ -3,11 +3,25 @@ import { openDatabase, type DatabaseHandle } from '../../db/client.js';
 import { createApp, type App } from '../../server/app.js';
 import { createLogger } from '../../server/logger.js';
 import { createPostgresDatabase, testDatabaseTarget } from '../helpers/database.js';
-import { logSink } from '../helpers/server.js';
+import { logSink, startTestServer } from '../helpers/server.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
 const KEY = 'readiness-test-key-0123456789';
 const target = testDatabaseTarget();
+
+describe('GET /readyz while the database answers', () => {
+  it('is 200 without a key, and probes leave no request log line', async () => {
+    const server = await startTestServer();
+    try {
+      const response = await fetch(`${server.origin}/readyz`);
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual({ status: 'ready' });
+      expect(server.logs.filter((line) => line.route === '/readyz')).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  });
+});
 
 /** Only a networked database can vanish; PGlite lives inside the process. */
 if (target.kind === 'postgres') {
