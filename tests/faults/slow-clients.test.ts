@@ -13,7 +13,10 @@ const MARGIN_MS = 2_000;
 let server: TestServer;
 
 beforeAll(async () => {
-  server = await startTestServer({ timeouts: { headersMs: HEADERS_MS, requestMs: REQUEST_MS } });
+  // Idle keep-alive sockets (the test's own fetch pool) must close within the margin too.
+  server = await startTestServer({
+    timeouts: { headersMs: HEADERS_MS, requestMs: REQUEST_MS, keepAliveMs: HEADERS_MS },
+  });
 });
 afterAll(() => server.close());
 
