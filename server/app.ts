@@ -8,7 +8,7 @@ import type { Logger } from './logger.js';
 import { buildOpenApiDocument } from './openapi/document.js';
 import { createRateLimiter, type RateLimiter } from './rate-limit/limiter.js';
 import type { RateLimitSetting } from './rate-limit/policy.js';
-import { appRouter, createCaller } from './routers/_app.js';
+import { appRouter } from './routers/_app.js';
 
 export interface AppOptions {
   database: DatabaseHandle;
@@ -62,7 +62,6 @@ export function createApp(options: AppOptions): App {
       : createRateLimiter({ policy: options.rateLimit, redisUrl: options.redisUrl, logger });
   const handler = createRequestHandler({
     router: appRouter,
-    createCaller,
     database,
     authenticator,
     rateLimiter,

@@ -26,5 +26,7 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
   if (process.stdout.isTTY && prettyAvailable()) {
     return pino({ ...options, transport: { target: 'pino-pretty' } });
   }
-  return pino(options);
+  // Asynchronous: lines that queue up while a write is in flight go out in one write instead of
+  // a syscall per request; nothing waits for a buffer to fill, and pino flushes it at exit.
+  return pino(options, pino.destination({ dest: 1, sync: false }));
 }

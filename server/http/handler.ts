@@ -17,7 +17,6 @@ import { createTrpcHandler, sendTrpcError } from './trpc-handler.js';
 
 export interface HandlerDeps {
   router: AnyTRPCRouter;
-  createCaller: (ctx: Context) => unknown;
   database: DatabaseHandle;
   authenticator: Authenticator;
   /** Absent when rate limiting is off. */
@@ -45,7 +44,7 @@ export function createRequestHandler(deps: HandlerDeps) {
       logger.error({ err: error.cause ?? error, reqId: state.requestId }, error.message);
     }
   };
-  const rest = createRestHandler(router, deps.createCaller);
+  const rest = createRestHandler(router);
 
   async function authenticate(req: IncomingMessage, state: RequestState): Promise<Principal> {
     const credentials = readBearer(req.headers.authorization);

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { TRPCError } from '@trpc/server';
+import { callProcedure } from '@trpc/server/unstable-core-do-not-import';
 import type { OpenApiRouter } from 'trpc-to-openapi';
 import type { Context } from '../context.js';
 import { isJsonContentType, parseJson, readBody } from './body.js';
@@ -7,9 +8,6 @@ import { deprecationHeaders } from './deprecation.js';
 import { sendJson } from './respond.js';
 import { matchRoute, restRoutesOf, type RestRoute } from './rest-routes.js';
 import { notFound, type RequestState } from './request-state.js';
-
-type Procedure = (input: unknown) => Promise<unknown>;
-type CallerFactory = (ctx: Context) => unknown;
 
 const INTEGER = /^-?\d+$/;
 
@@ -72,18 +70,12 @@ async function bodyInput(
     : body;
 }
 
-function procedureAt(caller: unknown, path: string): Procedure {
-  let node = caller as Record<string, unknown>;
-  for (const segment of path.split('.')) node = node[segment] as Record<string, unknown>;
-  return node as unknown as Procedure;
-}
-
 /**
  * Serves the REST surface from the tRPC procedures themselves: routes come from their
  * trpc-to-openapi meta and each call goes through the procedure's own middleware and
  * validation, so REST and tRPC cannot behave differently.
  */
-export function createRestHandler(router: OpenApiRouter, createCaller: CallerFactory) {
+export function createRestHandler(router: OpenApiRouter) {
   const routes = restRoutesOf(router);
 
   return async (
@@ -111,7 +103,16 @@ export function createRestHandler(router: OpenApiRouter, createCaller: CallerFac
     const input = route.acceptsBody
       ? await bodyInput(req, route, state.url, params)
       : { ...queryInput(route, state.url), ...pathInput(route, params) };
-    const output = await procedureAt(createCaller(ctx), route.procedure)(input);
+    // What createCaller does for one call, without building its proxy on every request.
+    const output: unknown = await callProcedure({
+      router,
+      path: route.procedure,
+      type: route.type,
+      ctx,
+      getRawInput: () => Promise.resolve(input),
+      signal: undefined,
+      batchIndex: 0,
+    });
     sendJson(res, route.successStatus, output, { ...state.headers, ...ctx.responseHeaders });
   };
 }

@@ -17,6 +17,7 @@ export interface RestRoute {
   pattern: RegExp;
   /** The tRPC procedure path, e.g. `pets.get`. */
   procedure: string;
+  type: 'query' | 'mutation';
   successStatus: number;
   deprecated: boolean;
   acceptsBody: boolean;
@@ -59,6 +60,7 @@ export function restRoutesOf(router: OpenApiRouter): RestRoute[] {
         // trpc-to-openapi's own matcher is case-insensitive; paths here are matched exactly.
         pattern: new RegExp(getPathRegExp(template).source),
         procedure: path,
+        type: procedure._def.type === 'mutation' ? 'mutation' : 'query',
         successStatus,
         deprecated: openapi.deprecated === true,
         acceptsBody: openapi.method !== 'GET' && openapi.method !== 'DELETE',
