@@ -1,16 +1,12 @@
-import { openDatabase } from '../db/client.js';
 import { ConfigError, loadConfig } from '../server/config.js';
+import { openConfiguredDatabase } from '../server/database.js';
 import { runKeysCli } from './keys/cli.js';
 
 /** `npm run keys -- <command>`: operators' tool for API keys, on the service's own database. */
 const exitCode = await runKeysCli(process.argv.slice(2), {
   withDatabase: async (use) => {
     const config = loadConfig();
-    const database = await openDatabase(
-      config.DATABASE_URL
-        ? { kind: 'postgres', url: config.DATABASE_URL, poolMax: 1 }
-        : { kind: 'pglite', dataDir: config.PGLITE_DIR },
-    );
+    const database = await openConfiguredDatabase(config, 1);
     try {
       if (config.MIGRATE_ON_START) await database.migrate();
       return await use(database.db);

@@ -1,7 +1,8 @@
 import cluster, { type Worker } from 'node:cluster';
 import { ConfigError, type Config } from './config.js';
 import type { Logger } from './logger.js';
-import { openConfiguredDatabase, prepareDatabase } from './serve.js';
+import { openConfiguredDatabase } from './database.js';
+import { prepareDatabase } from './serve.js';
 
 /** A worker that dies this soon after starting is failing to start: wait before replacing it. */
 const QUICK_DEATH_MS = 5_000;

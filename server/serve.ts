@@ -1,17 +1,10 @@
-import { openDatabase, type DatabaseHandle } from '../db/client.js';
+import type { DatabaseHandle } from '../db/client.js';
+import { openConfiguredDatabase } from './database.js';
 import { createApp } from './app.js';
 import { ensureApiKey } from './auth/bootstrap.js';
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
 import { onShutdownSignal } from './shutdown.js';
-
-export function openConfiguredDatabase(config: Config): Promise<DatabaseHandle> {
-  return openDatabase(
-    config.DATABASE_URL
-      ? { kind: 'postgres', url: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX }
-      : { kind: 'pglite', dataDir: config.PGLITE_DIR },
-  );
-}
 
 /** Migrations and the first key: once per deployment start, before any request is served. */
 export async function prepareDatabase(

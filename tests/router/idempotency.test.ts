@@ -1,11 +1,9 @@
-import { TRPCError } from '@trpc/server';
 import { count, eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { idempotencyKeys } from '../../db/schema.js';
 import type { Principal } from '../../server/auth/authenticator.js';
-import { createContextInner } from '../../server/context.js';
 import { purgeExpiredIdempotencyKeys } from '../../server/idempotency/purge.js';
-import { createCaller } from '../../server/routers/_app.js';
+import { callerFor, rejection } from '../helpers/caller.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { newPet } from '../helpers/factories.js';
 
@@ -21,22 +19,7 @@ beforeAll(async () => {
 afterAll(() => database.destroy());
 
 function callerWith(idempotencyKey: string | undefined, principal: Principal = writer) {
-  const ctx = createContextInner({
-    db: database.handle.db,
-    principal,
-    baseUrl: 'http://pets.test/v1',
-    idempotencyKey,
-  });
-  return { caller: createCaller(ctx), ctx };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<TRPCError> {
-  const error: unknown = await promise.then(
-    () => undefined,
-    (cause: unknown) => cause,
-  );
-  expect(error).toBeInstanceOf(TRPCError);
-  return error as TRPCError;
+  return callerFor({ db: database.handle.db, principal, idempotencyKey });
 }
 
 async function storedKeys(keys: string[]): Promise<number> {

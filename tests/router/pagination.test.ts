@@ -1,5 +1,4 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { TRPCError } from '@trpc/server';
 import { gte, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertPet, type PetRow } from '../../db/queries/pets.js';
@@ -7,6 +6,7 @@ import { pets } from '../../db/schema.js';
 import type { Principal } from '../../server/auth/authenticator.js';
 import { createContextInner } from '../../server/context.js';
 import { createCaller } from '../../server/routers/_app.js';
+import { callerFor, rejection } from '../helpers/caller.js';
 import { createTestDatabase, testDatabaseTarget, type TestDatabase } from '../helpers/database.js';
 import { insertManyPets, newPet } from '../helpers/factories.js';
 
@@ -24,22 +24,7 @@ beforeAll(async () => {
 afterAll(() => database.destroy());
 
 function callerWith(cursorSecret?: string, principal: Principal = reader) {
-  const ctx = createContextInner({
-    db: database.handle.db,
-    principal,
-    baseUrl: 'http://pets.test/v1',
-    cursorSecret,
-  });
-  return { caller: createCaller(ctx), ctx };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<TRPCError> {
-  const error: unknown = await promise.then(
-    () => undefined,
-    (cause: unknown) => cause,
-  );
-  expect(error).toBeInstanceOf(TRPCError);
-  return error as TRPCError;
+  return callerFor({ db: database.handle.db, principal, cursorSecret });
 }
 
 describe('pets.listPage', () => {
