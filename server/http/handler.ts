@@ -82,8 +82,10 @@ export function createRequestHandler(deps: HandlerDeps) {
     if (publicRoute) return publicRoute(req, res, state);
     if (path === '/v1' || path.startsWith('/v1/')) {
       res.setHeader('cache-control', NO_STORE);
+      const restPath = path.slice('/v1'.length) || '/';
+      rest.announce(req.method ?? 'GET', restPath, state);
       const ctx = await contextFor(req, state);
-      return rest(req, res, state, path.slice('/v1'.length) || '/', ctx);
+      return rest.handle(req, res, state, restPath, ctx);
     }
     if (path.startsWith('/trpc/')) {
       res.setHeader('cache-control', NO_STORE);

@@ -78,7 +78,18 @@ async function bodyInput(
 export function createRestHandler(router: OpenApiRouter) {
   const routes = restRoutesOf(router);
 
-  return async (
+  /**
+   * Headers every answer on a route carries, set before authentication so that refusals (401,
+   * 429) carry them too: a deprecated operation says so on every response.
+   */
+  const announce = (method: string, path: string, state: RequestState): void => {
+    const match = matchRoute(routes, method, path);
+    if (match.kind === 'found' && match.route.deprecated) {
+      Object.assign(state.headers, deprecationHeaders(state.origin));
+    }
+  };
+
+  const handle = async (
     req: IncomingMessage,
     res: ServerResponse,
     state: RequestState,
@@ -98,7 +109,6 @@ export function createRestHandler(router: OpenApiRouter) {
     }
     const { route, params } = match;
     state.route = route.template;
-    if (route.deprecated) Object.assign(state.headers, deprecationHeaders(state.origin));
 
     const input = route.acceptsBody
       ? await bodyInput(req, route, state.url, params)
@@ -115,4 +125,6 @@ export function createRestHandler(router: OpenApiRouter) {
     });
     sendJson(res, route.successStatus, output, { ...state.headers, ...ctx.responseHeaders });
   };
+
+  return { announce, handle };
 }

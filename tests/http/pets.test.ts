@@ -86,6 +86,12 @@ describe('GET /v1/pets/{petId}', () => {
     expect(response.headers.get('sunset')).toBe('Thu, 05 Dec 2030 00:00:00 GMT');
   });
 
+  it('stays deprecated when it refuses the caller before routing (401)', async () => {
+    const response = await server.api('GET', '/v1/pets/1', { key: 'not-a-key' });
+    expect(response.status).toBe(401);
+    expect(response.headers.get('sunset')).toBe('Thu, 05 Dec 2030 00:00:00 GMT');
+  });
+
   it.each(['abc', '0', '-4', '1.5', '9007199254740992', '%ZZ'])(
     'answers petId %s with 400',
     async (petId) => {
