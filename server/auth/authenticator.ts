@@ -84,5 +84,7 @@ const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 export function readBearer(header: string | undefined): BearerCredentials {
   if (header === undefined || header === '') return { kind: 'missing' };
   const token = BEARER.exec(header)?.[1];
-  return token ? { kind: 'token', token } : { kind: 'invalid' };
+  if (token) return { kind: 'token', token };
+  // RFC 6750 §3: another scheme (Basic, ...) is no bearer credential at all, so no error code.
+  return /^bearer(\s|$)/i.test(header) ? { kind: 'invalid' } : { kind: 'missing' };
 }
