@@ -31,7 +31,8 @@ export type RouteMatch =
   | { kind: 'none' };
 
 function numericKeysOf(inputParser: unknown): Set<string> {
-  const shape = (inputParser as { shape?: Record<string, unknown> }).shape ?? {};
+  const shape =
+    (unwrapZodType(inputParser as never, true) as { shape?: Record<string, unknown> }).shape ?? {};
   return new Set(
     Object.entries(shape)
       .filter(([, schema]) =>

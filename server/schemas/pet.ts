@@ -75,7 +75,7 @@ export const PetSchema = z
   })
   .meta({ id: 'Pet', description: 'An animal offered in the store.' });
 
-export const ListPetsInputSchema = z.strictObject({
+const ListPetsQuerySchema = z.strictObject({
   limit: z
     .int()
     .min(1)
@@ -94,6 +94,9 @@ export const ListPetsInputSchema = z.strictObject({
     })
     .optional(),
 });
+
+/** Every parameter is optional, so a tRPC caller may send no input at all: `pets.list.query()`. */
+export const ListPetsInputSchema = ListPetsQuerySchema.prefault({});
 
 export const PetPageSchema = z.object({
   items: z.array(PetSchema),

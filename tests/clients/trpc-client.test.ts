@@ -37,6 +37,14 @@ describe('@trpc/client typed by AppRouter', () => {
     await expect(client.pets.get.query({ petId: created.id })).resolves.toEqual(created);
   });
 
+  it('lists with no input at all, as every list parameter is optional', async () => {
+    const client = clientWith(TEST_KEY);
+    await client.pets.create.mutate({ name: 'Pip', categoryId: 1 });
+    const page = await client.pets.list.query();
+    expect(page.length).toBeGreaterThan(0);
+    expect(page.length).toBeLessThanOrEqual(20);
+  });
+
   it('surfaces validation errors with the offending fields', async () => {
     const client = clientWith(TEST_KEY);
     const error: unknown = await client.pets.create
