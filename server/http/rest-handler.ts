@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { TRPCError } from '@trpc/server';
+import { z } from 'zod';
 import { callProcedure } from '@trpc/server/unstable-core-do-not-import';
 import type { OpenApiRouter } from 'trpc-to-openapi';
 import type { Context } from '../context.js';
@@ -10,6 +11,7 @@ import { matchRoute, restRoutesOf, type RestRoute } from './rest-routes.js';
 import { notFound, type RequestState } from './request-state.js';
 
 const INTEGER = /^-?\d+$/;
+const NO_QUERY = z.strictObject({});
 
 function queryInput(route: RestRoute, url: URL): Record<string, unknown> {
   const input: Record<string, unknown> = {};
@@ -49,11 +51,13 @@ async function bodyInput(
   url: URL,
   params: Record<string, string>,
 ): Promise<unknown> {
-  const unknownQuery = [...url.searchParams.keys()][0];
-  if (unknownQuery !== undefined) {
+  // An operation with a body takes no query parameters: name every one, as validation does.
+  const query = NO_QUERY.safeParse(Object.fromEntries(url.searchParams));
+  if (!query.success) {
     throw new TRPCError({
       code: 'BAD_REQUEST',
-      message: `Unknown query parameter "${unknownQuery}"`,
+      message: 'Unknown query parameters',
+      cause: query.error,
     });
   }
   if (!isJsonContentType(req.headers['content-type'])) {

@@ -139,6 +139,26 @@ describe('request bodies', () => {
     expect((await server.api('POST', '/v1/pets', { body: [] })).status).toBe(400);
   });
 
+  it('names every query parameter sent to create, which takes none', async () => {
+    const response = await server.api<{ issues: { path: string }[] }>(
+      'POST',
+      '/v1/pets?dryRun=true&x=1',
+      {
+        body: { name: 'Rex', categoryId: 3 },
+      },
+    );
+    expect(response.status).toBe(400);
+    expect(response.body.issues.map((issue) => issue.path)).toEqual(['dryRun', 'x']);
+  });
+
+  it('reports an id past 2^53 once', async () => {
+    const response = await server.api<{ issues: unknown[] }>('POST', '/v1/pets', {
+      body: { name: 'Rex', categoryId: 2 ** 53 },
+    });
+    expect(response.status).toBe(400);
+    expect(response.body.issues).toHaveLength(1);
+  });
+
   it('answers a query parameter on create with 400', async () => {
     const response = await server.api('POST', '/v1/pets?dryRun=true', {
       body: { name: 'Rex', categoryId: 3 },
