@@ -76,6 +76,9 @@ export const petsRouter = router({
           'Idempotency-Key': z
             .string()
             .min(1)
+            // Printable ASCII; the quoted form adds two quotes and may escape `"` and `\`.
+            .max(2 * IDEMPOTENCY_KEY_MAX_CHARACTERS + 2)
+            .regex(/^[\x20-\x7e]+$/)
             .optional()
             .meta({
               description: `1..${IDEMPOTENCY_KEY_MAX_CHARACTERS} printable ASCII characters, bare (\`abc\`) or as a quoted string (\`"abc"\`); both name the same key. Keys are scoped to the API key and kept ${IDEMPOTENCY_TTL_SECONDS / 3600} hours.`,
