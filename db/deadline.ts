@@ -5,7 +5,7 @@
  */
 export const DATABASE_DEADLINE_MS = 4_000;
 
-export class DatabaseDeadlineError extends Error {
+class DatabaseDeadlineError extends Error {
   override name = 'DatabaseDeadlineError';
   readonly code = 'DATABASE_DEADLINE';
 }

@@ -46,7 +46,7 @@ function flattenIssue(issue: $ZodIssue): Issue[] {
   return [{ path, message: issue.message }];
 }
 
-export function validationIssues(error: TRPCError): Issue[] | undefined {
+function validationIssues(error: TRPCError): Issue[] | undefined {
   return error.cause instanceof $ZodError ? error.cause.issues.flatMap(flattenIssue) : undefined;
 }
 

@@ -1,5 +1,5 @@
 import { and, asc, eq, gt, sql } from 'drizzle-orm';
-import type { Database } from '../client.js';
+import { executeRows, type Database } from '../client.js';
 import { pets } from '../schema.js';
 
 export type PetStatus = (typeof pets.status.enumValues)[number];
@@ -102,15 +102,14 @@ const PET_ID_ORDER_LOCK = 7_246_110_843;
  * until that transaction ends.
  */
 export async function insertPet(db: Database, pet: NewPetRow): Promise<PetRow> {
-  const result = await db.execute<RawPetRow>(sql`
+  const rows = await executeRows<RawPetRow>(
+    db,
+    sql`
     with id_order as (select pg_advisory_xact_lock(${PET_ID_ORDER_LOCK}))
     insert into pets (name, category_id, status)
     select ${pet.name}, ${pet.categoryId}, ${pet.status}::pet_status from id_order
-    returning id, name, category_id, status`);
-  // postgres.js answers with the rows (int8 as text); PGlite with { rows }.
-  const rows = Array.isArray(result)
-    ? (result as RawPetRow[])
-    : (result as { rows: RawPetRow[] }).rows;
+    returning id, name, category_id, status`,
+  );
   const created = rows[0];
   if (!created) throw new Error('INSERT ... RETURNING returned no row');
   return {

@@ -89,8 +89,9 @@ export function createRequestHandler(deps: HandlerDeps) {
     }
     if (path.startsWith('/trpc/')) {
       res.setHeader('cache-control', NO_STORE);
+      // Procedure paths hold no ids, so the path itself is the route template for logs.
+      state.route = path;
       const ctx = await contextFor(req, state);
-      state.route = '/trpc';
       return trpc(req, res, path.slice('/trpc/'.length), ctx, state.headers, (error) => {
         logServerError(error, state);
       });

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { generateDrizzleJson, generateMigration } from 'drizzle-kit/api';
 import { describe, expect, it } from 'vitest';
+import { executeRows } from '../../db/client.js';
 import { migratePostgres, migrationsFolder } from '../../db/migrate.js';
 import * as schema from '../../db/schema.js';
 import {
@@ -44,14 +45,11 @@ describe('drizzle/ migrations', () => {
     const database = await createTestDatabase();
     try {
       type Column = { table_name: string; column_name: string; is_nullable: string };
-      const result = await database.handle.db.execute(
+      const rows = await executeRows<Column>(
+        database.handle.db,
         sql`select table_name, column_name, is_nullable from information_schema.columns
             where table_schema = 'public' order by table_name, column_name`,
       );
-      // postgres.js answers with the rows; PGlite with { rows }.
-      const rows = (
-        Array.isArray(result) ? result : (result as { rows: unknown[] }).rows
-      ) as Column[];
       const live = rows.map(
         (row) =>
           `${row.table_name}.${row.column_name}${row.is_nullable === 'NO' ? ' not null' : ''}`,

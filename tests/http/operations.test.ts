@@ -58,6 +58,15 @@ describe('request log', () => {
     expect(get?.durationMs).toEqual(expect.any(Number));
   });
 
+  it('names the tRPC procedure as the route of a tRPC call', async () => {
+    await fetch(`${server.origin}/trpc/pets.list`, {
+      headers: { authorization: `Bearer ${TEST_KEY}`, 'x-request-id': 'trpc-1' },
+    });
+    expect(logFor('trpc-1')).toEqual([
+      expect.objectContaining({ method: 'GET', route: '/trpc/pets.list', status: 200 }),
+    ]);
+  });
+
   it('carries the generated request id when the caller sent none', async () => {
     const response = await server.api('GET', '/v1/pets');
     const requestId = response.headers.get('x-request-id') ?? '';
