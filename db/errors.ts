@@ -27,11 +27,29 @@ function codeOf(error: unknown): string | undefined {
   return typeof error.code === 'string' ? error.code : undefined;
 }
 
-export function isDatabaseUnavailable(error: unknown): boolean {
+/** The codes along an error's cause chain: drivers and drizzle wrap one another. */
+function* codesAlong(error: unknown): Generator<string> {
   for (let current = error, depth = 0; current && depth < 8; depth++) {
     const code = codeOf(current);
-    if (code && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'))) return true;
+    if (code) yield code;
     current = current instanceof Error ? current.cause : undefined;
+  }
+}
+
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (const code of codesAlong(error)) {
+    if (UNAVAILABLE_CODES.has(code) || code.startsWith('08')) return true;
+  }
+  return false;
+}
+
+/**
+ * The server refused the statement's data (SQLSTATE class 22, data exception, or 23, integrity
+ * constraint violation): the statement failed as a whole and changed nothing.
+ */
+export function isRefusedData(error: unknown): boolean {
+  for (const code of codesAlong(error)) {
+    if (/^2[23][0-9A-Z]{3}$/.test(code)) return true;
   }
   return false;
 }

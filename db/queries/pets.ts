@@ -93,6 +93,15 @@ export async function findPet(db: Database, id: number): Promise<PetRow | undefi
 /** The same on every instance, and distinct from the migration lock in db/migrate.ts. */
 const PET_ID_ORDER_LOCK = 7_246_110_843;
 
+function toPetRow(row: RawPetRow): PetRow {
+  return {
+    id: Number(row.id),
+    name: row.name,
+    categoryId: Number(row.category_id),
+    status: row.status,
+  };
+}
+
 /**
  * Inserts one pet, serialised with every other insert until commit. Without that, two
  * concurrent creates can commit out of id order: a reader paging by id could pass id 11 while
@@ -102,20 +111,47 @@ const PET_ID_ORDER_LOCK = 7_246_110_843;
  * until that transaction ends.
  */
 export async function insertPet(db: Database, pet: NewPetRow): Promise<PetRow> {
+  const [created] = await insertPets(db, [pet]);
+  if (!created) throw new Error('INSERT ... RETURNING returned no row');
+  return created;
+}
+
+/**
+ * Inserts several pets in one statement under the same lock as insertPet: one commit, so the
+ * whole group becomes visible at once and commit order still matches id order. The result is
+ * in input order: each input gets a row with its own fields.
+ */
+export async function insertPets(db: Database, newPets: readonly NewPetRow[]): Promise<PetRow[]> {
   const rows = await executeRows<RawPetRow>(
     db,
     sql`
-    with id_order as (select pg_advisory_xact_lock(${PET_ID_ORDER_LOCK}))
+    with id_order as (select pg_advisory_xact_lock(${PET_ID_ORDER_LOCK})),
+    input as (
+      select e.pet, e.ord from jsonb_array_elements(${JSON.stringify(newPets)}::jsonb)
+        with ordinality as e(pet, ord)
+    )
     insert into pets (name, category_id, status)
-    select ${pet.name}, ${pet.categoryId}, ${pet.status}::pet_status from id_order
+    select pet->>'name', (pet->>'categoryId')::bigint, (pet->>'status')::pet_status
+    from id_order, input order by input.ord
     returning id, name, category_id, status`,
   );
-  const created = rows[0];
-  if (!created) throw new Error('INSERT ... RETURNING returned no row');
-  return {
-    id: Number(created.id),
-    name: created.name,
-    categoryId: Number(created.category_id),
-    status: created.status,
-  };
+  return inInputOrder(newPets, rows.map(toPetRow));
+}
+
+const fieldsKey = (pet: NewPetRow) => JSON.stringify([pet.name, pet.categoryId, pet.status]);
+
+/** RETURNING promises no order; pets with equal fields are interchangeable, so match on them. */
+function inInputOrder(newPets: readonly NewPetRow[], created: PetRow[]): PetRow[] {
+  const byFields = new Map<string, PetRow[]>();
+  for (const row of created.sort((a, b) => a.id - b.id)) {
+    const key = fieldsKey(row);
+    const group = byFields.get(key);
+    if (group) group.push(row);
+    else byFields.set(key, [row]);
+  }
+  return newPets.map((pet) => {
+    const row = byFields.get(fieldsKey(pet))?.shift();
+    if (!row) throw new Error('INSERT ... RETURNING did not return every row');
+    return row;
+  });
 }

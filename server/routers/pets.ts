@@ -1,6 +1,7 @@
 import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
-import { findPet, insertPet } from '../../db/queries/pets.js';
+import { insertPetGrouped } from '../../db/queries/grouped-pet-inserts.js';
+import { findPet } from '../../db/queries/pets.js';
 import { createPetIdempotently, IDEMPOTENCY_TTL_SECONDS } from '../idempotency/create-pet.js';
 import { IDEMPOTENCY_KEY_MAX_CHARACTERS, parseIdempotencyKey } from '../idempotency/key-header.js';
 import { nextPageLink, pageOfPets } from '../pagination/pet-page.js';
@@ -114,7 +115,7 @@ export const petsRouter = router({
       const key = parseIdempotencyKey(ctx.idempotencyKey);
       const { pet, replayed } = key
         ? await createPetIdempotently(ctx.db, { apiKeyId: ctx.principal.keyId, key }, input)
-        : { pet: await insertPet(ctx.db, input), replayed: false };
+        : { pet: await insertPetGrouped(ctx.db, input), replayed: false };
       ctx.responseHeaders.location = `${ctx.baseUrl}/pets/${pet.id}`;
       if (replayed) ctx.responseHeaders['idempotent-replayed'] = 'true';
       return pet;
