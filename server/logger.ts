@@ -26,7 +26,26 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
   if (process.stdout.isTTY && prettyAvailable()) {
     return pino({ ...options, transport: { target: 'pino-pretty' } });
   }
-  // Asynchronous: lines that queue up while a write is in flight go out in one write instead of
-  // a syscall per request; nothing waits for a buffer to fill, and pino flushes it at exit.
-  return pino(options, pino.destination({ dest: 1, sync: false }));
+  return pino(options, bufferedStdout());
+}
+
+/** A line waits at most this long in the buffer before it is written. */
+const LOG_FLUSH_INTERVAL_MS = 500;
+
+/**
+ * Buffered: writing each request's line on its own cost ~10% of a busy server's CPU (profiled
+ * under load; an asynchronous write also wakes a libuv thread on the same core), so lines go
+ * out in synchronous 4 KiB writes, and at least every LOG_FLUSH_INTERVAL_MS when traffic is
+ * light. What is left is written at exit.
+ */
+function bufferedStdout(): DestinationStream {
+  const destination = pino.destination({ dest: 1, sync: true, minLength: 4096 });
+  const flusher = setInterval(() => {
+    destination.flush();
+  }, LOG_FLUSH_INTERVAL_MS).unref();
+  process.once('exit', () => {
+    clearInterval(flusher);
+    destination.flushSync();
+  });
+  return destination;
 }
