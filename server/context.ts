@@ -23,12 +23,26 @@ export interface Context extends Omit<ContextOptions, 'cursorSecret'> {
   responseHeaders: Record<string, string>;
 }
 
+const codecs = new Map<string, CursorCodec>();
+
+/** One codec per secret for the process: a deployment has one secret, tests a few. */
+function cursorCodecFor(secret: string): CursorCodec {
+  let codec = codecs.get(secret);
+  if (!codec) {
+    codec = createCursorCodec(secret);
+    codecs.set(secret, codec);
+  }
+  return codec;
+}
+
 /** Request-free, so tests build it directly; the HTTP layer wraps it. */
 export function createContextInner(options: ContextOptions): Context {
-  const { cursorSecret, ...rest } = options;
   return {
-    ...rest,
-    cursors: createCursorCodec(cursorSecret ?? DEFAULT_CURSOR_SECRET),
+    db: options.db,
+    principal: options.principal,
+    baseUrl: options.baseUrl,
+    idempotencyKey: options.idempotencyKey,
+    cursors: cursorCodecFor(options.cursorSecret ?? DEFAULT_CURSOR_SECRET),
     responseHeaders: {},
   };
 }
