@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
+import { startNodeFlags } from '../scripts/start-flags.js';
 import { pinned, rssMiB, runToJson, startProcess, stop, waitUntilAnswering } from './processes.js';
 import { renderTable, summarise, type Sample, type ScenarioResult } from './report.js';
 import { BENCH_PETS, seedBenchDatabase } from './seed.js';
@@ -99,13 +100,16 @@ const floor = startProcess(
     String(FLOOR_PORT),
   ]),
 );
-const service = startProcess(...pinned(serverCore, process.execPath, ['dist/server/main.js']), {
-  PORT: String(SERVICE_PORT),
-  DATABASE_URL: databaseUrl,
-  API_KEYS: KEY,
-  RATE_LIMIT: 'off',
-  LOG_LEVEL: 'info',
-});
+const service = startProcess(
+  ...pinned(serverCore, process.execPath, [...startNodeFlags(), 'dist/server/main.js']),
+  {
+    PORT: String(SERVICE_PORT),
+    DATABASE_URL: databaseUrl,
+    API_KEYS: KEY,
+    RATE_LIMIT: 'off',
+    LOG_LEVEL: 'info',
+  },
+);
 const auth = { authorization: `Bearer ${KEY}` };
 try {
   await waitUntilAnswering(`http://127.0.0.1:${FLOOR_PORT}/v1/pets`, auth);
