@@ -2,45 +2,49 @@ import autocannon from 'autocannon';
 
 /**
  * One load run, in its own process so the orchestrator can pin it to the other core.
- * argv: JSON of { url, path, method, body?, connections, duration, key, randomIdUpTo? }
+ * argv: JSON of { url, requests: [{ path, method, body?, randomIdUpTo? }], connections, duration, key }
+ * Each connection cycles through `requests` in order.
  */
-interface LoadSpec {
-  url: string;
+interface RequestSpec {
   path: string;
   method: 'GET' | 'POST';
   body?: string;
+  randomIdUpTo?: number;
+}
+
+interface LoadSpec {
+  url: string;
+  requests: RequestSpec[];
   connections: number;
   duration: number;
   key: string;
-  randomIdUpTo?: number;
 }
 
 const spec = JSON.parse(process.argv[2] ?? '{}') as LoadSpec;
 const headers = { authorization: `Bearer ${spec.key}`, 'content-type': 'application/json' };
 
+function toRequest({ method, path, body, randomIdUpTo }: RequestSpec): autocannon.Request {
+  return {
+    method,
+    path,
+    headers,
+    ...(body ? { body } : {}),
+    ...(randomIdUpTo
+      ? {
+          setupRequest: (request: autocannon.Request) => ({
+            ...request,
+            path: path.replace('{id}', String(1 + Math.floor(Math.random() * randomIdUpTo))),
+          }),
+        }
+      : {}),
+  };
+}
+
 const result = await autocannon({
   url: spec.url,
   connections: spec.connections,
   duration: spec.duration,
-  requests: [
-    {
-      method: spec.method,
-      path: spec.path,
-      headers,
-      ...(spec.body ? { body: spec.body } : {}),
-      ...(spec.randomIdUpTo
-        ? {
-            setupRequest: (request: autocannon.Request) => ({
-              ...request,
-              path: spec.path.replace(
-                '{id}',
-                String(1 + Math.floor(Math.random() * (spec.randomIdUpTo ?? 1))),
-              ),
-            }),
-          }
-        : {}),
-    },
-  ],
+  requests: spec.requests.map(toRequest),
 });
 
 process.stdout.write(

@@ -30,17 +30,45 @@ export function summarise(samples: Sample[]): Sample {
   };
 }
 
-export function renderTable(results: ScenarioResult[], floorList20: Sample | undefined): string {
+export function renderTable(results: ScenarioResult[]): string {
   const lines = [
     '| scenario | floor req/s | service req/s | ratio | service p50 / p99 ms | floor p99 ms | service peak RSS MiB | non-2xx / errors |',
     '|---|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const { scenario, floor, service } of results) {
-    const reference = floor ?? floorList20;
-    const ratio = reference ? (service.rps / reference.rps).toFixed(2) : 'n/a';
+    const ratio = floor ? (service.rps / floor.rps).toFixed(2) : 'n/a';
     lines.push(
-      `| ${scenario} | ${reference ? Math.round(reference.rps) : 'n/a'} | ${Math.round(service.rps)} | ${ratio} | ${service.p50} / ${service.p99} | ${reference?.p99 ?? 'n/a'} | ${service.peakRssMiB.toFixed(0)} | ${service.non2xx} / ${service.errors} |`,
+      `| ${scenario} | ${floor ? Math.round(floor.rps) : 'n/a'} | ${Math.round(service.rps)} | ${ratio} | ${service.p50} / ${service.p99} | ${floor?.p99 ?? 'n/a'} | ${service.peakRssMiB.toFixed(0)} | ${service.non2xx} / ${service.errors} |`,
     );
   }
   return lines.join('\n');
+}
+
+/** Resident memory at a moment of the run: the last sample taken at or before it. */
+function rssAt(timeline: [number, number][], second: number): number {
+  let rss = timeline[0]?.[1] ?? 0;
+  for (const [at, value] of timeline) if (at <= second) rss = value;
+  return rss;
+}
+
+export function renderSoak(
+  name: string,
+  soak: Sample & { rssTimeline: [number, number][] },
+  seconds: number,
+): string {
+  const at10 = rssAt(soak.rssTimeline, 10);
+  const atEnd = rssAt(soak.rssTimeline, seconds);
+  return [
+    '| soak | req/s | p50 / p99 ms | RSS at 10 s MiB | RSS at end MiB | growth 10 s to end | peak RSS MiB | non-2xx / errors |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
+    `| ${name}, ${seconds} s | ${Math.round(soak.rps)} | ${soak.p50} / ${soak.p99} | ${at10.toFixed(0)} | ${atEnd.toFixed(0)} | ${(atEnd - at10).toFixed(0)} MiB | ${soak.peakRssMiB.toFixed(0)} | ${soak.non2xx} / ${soak.errors} |`,
+  ].join('\n');
+}
+
+export function renderWorkers(scenario: string, one: Sample, two: Sample): string {
+  return [
+    '| scenario | WORKERS=1 req/s (one core) | WORKERS=2 req/s (both cores) | ratio | WORKERS=2 p50 / p99 ms | non-2xx / errors |',
+    '|---|---:|---:|---:|---:|---:|',
+    `| ${scenario} | ${Math.round(one.rps)} | ${Math.round(two.rps)} | ${(two.rps / one.rps).toFixed(2)} | ${two.p50} / ${two.p99} | ${two.non2xx} / ${two.errors} |`,
+  ].join('\n');
 }

@@ -3,8 +3,17 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { startNodeFlags } from '../scripts/start-flags.js';
-import { pinned, rssMiB, runToJson, startProcess, stop, waitUntilAnswering } from './processes.js';
-import { renderTable, summarise, type Sample, type ScenarioResult } from './report.js';
+import { measure } from './measure.js';
+import { pinned, startProcess, stop, waitUntilAnswering } from './processes.js';
+import {
+  renderSoak,
+  renderTable,
+  renderWorkers,
+  summarise,
+  type Sample,
+  type ScenarioResult,
+} from './report.js';
+import { scenarios, soakMix } from './scenarios.js';
 import { BENCH_PETS, seedBenchDatabase } from './seed.js';
 
 const { values: args } = parseArgs({
@@ -13,14 +22,15 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '3' },
     connections: { type: 'string', default: '50' },
     database: { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
+    soak: { type: 'string', default: '60' },
     smoke: { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
 });
 if (args.help) {
   process.stdout.write(
-    'npm run bench -- [--duration s] [--rounds n] [--connections n] [--database url] [--smoke]\n' +
-      '  --smoke: 1 s per scenario, one round, no report (CI catches breakage, never timing)\n',
+    'npm run bench -- [--duration s] [--rounds n] [--soak s] [--connections n] [--database url] [--smoke]\n' +
+      '  --smoke: 1 s per scenario, one round, 2 s soak, no report (CI catches breakage, never timing)\n',
   );
   process.exit(0);
 }
@@ -28,67 +38,64 @@ if (args.help) {
 const smoke = args.smoke;
 const duration = smoke ? 1 : Number(args.duration);
 const rounds = smoke ? 1 : Number(args.rounds);
+const soakSeconds = smoke ? 2 : Number(args.soak);
 const connections = Number(args.connections);
 const KEY = 'bench-key';
 const FLOOR_PORT = 4101;
 const SERVICE_PORT = 4102;
+const WORKERS_PORT = 4103;
 // Server on core 0, load generator on core 1, when the machine has two.
 const [serverCore, loadCore] = availableParallelism() > 1 ? [0, 1] : [0, 0];
-
-interface Scenario {
-  name: string;
-  path: string;
-  method: 'GET' | 'POST';
-  body?: string;
-  randomIdUpTo?: number;
-  /** Compared with the floor's list 20 when the floor has no such route. */
-  serviceOnly?: boolean;
-}
-
-const scenarios: Scenario[] = [
-  { name: 'REST list 20', path: '/v1/pets?limit=20', method: 'GET' },
-  {
-    name: 'REST list 100, status filter',
-    path: '/v1/pets?limit=100&status=available',
-    method: 'GET',
-  },
-  { name: 'REST get', path: '/v1/pets/{id}', method: 'GET', randomIdUpTo: BENCH_PETS },
-  {
-    name: 'REST create',
-    path: '/v1/pets',
-    method: 'POST',
-    body: JSON.stringify({ name: 'Bench', categoryId: 7 }),
-  },
-  {
-    name: 'tRPC list 20 (vs floor list 20)',
-    path: `/trpc/pets.list?input=${encodeURIComponent(JSON.stringify({ limit: 20 }))}`,
-    method: 'GET',
-    serviceOnly: true,
-  },
-];
-
-async function measure(pid: number, port: number, scenario: Scenario): Promise<Sample> {
-  let peak = rssMiB(pid);
-  const sampler = setInterval(() => {
-    peak = Math.max(peak, rssMiB(pid));
-  }, 250);
-  const spec = { ...scenario, url: `http://127.0.0.1:${port}`, connections, duration, key: KEY };
-  const [command, commandArgs] = pinned(loadCore, process.execPath, [
-    '--import',
-    'tsx',
-    'bench/load.ts',
-    JSON.stringify(spec),
-  ]);
-  try {
-    const result = await runToJson<Omit<Sample, 'peakRssMiB'>>(command, commandArgs);
-    return { ...result, peakRssMiB: peak };
-  } finally {
-    clearInterval(sampler);
-  }
-}
+const load = { connections, duration, key: KEY, core: loadCore };
 
 execFileSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' });
 const databaseUrl = await seedBenchDatabase(args.database, 'petstore_bench');
+
+function startService(port: number, env: Record<string, string>, core?: number) {
+  const command = [...startNodeFlags(), 'dist/server/main.js'];
+  return startProcess(
+    ...(core === undefined
+      ? ([process.execPath, command] as const)
+      : pinned(core, process.execPath, command)),
+    {
+      PORT: String(port),
+      DATABASE_URL: databaseUrl,
+      API_KEYS: KEY,
+      RATE_LIMIT: 'off',
+      LOG_LEVEL: 'info',
+      ...env,
+    },
+  );
+}
+
+const auth = { authorization: `Bearer ${KEY}` };
+
+/** Floor and service alternate who goes first in each round, so neither always meets a warmer database. */
+async function compareWithFloor(floorPid: number, servicePid: number): Promise<ScenarioResult[]> {
+  const samples = new Map<string, { floor: Sample[]; service: Sample[] }>();
+  for (let round = 0; round < rounds; round++) {
+    for (const scenario of scenarios) {
+      const entry = samples.get(scenario.name) ?? { floor: [], service: [] };
+      samples.set(scenario.name, entry);
+      const order =
+        round % 2 === 0 ? (['floor', 'service'] as const) : (['service', 'floor'] as const);
+      for (const who of order) {
+        if (who === 'floor' && scenario.comparedWith) continue;
+        const [pid, port] = who === 'floor' ? [floorPid, FLOOR_PORT] : [servicePid, SERVICE_PORT];
+        entry[who].push(await measure(pid, port, [scenario], load));
+      }
+    }
+  }
+  return scenarios.map(({ name, comparedWith }) => {
+    const own = samples.get(name);
+    const floorSamples = samples.get(comparedWith ?? name)?.floor ?? [];
+    return {
+      scenario: comparedWith ? `${name} (vs floor ${comparedWith.replace('REST ', '')})` : name,
+      floor: floorSamples.length ? summarise(floorSamples) : undefined,
+      service: summarise(own?.service ?? []),
+    };
+  });
+}
 
 const floor = startProcess(
   ...pinned(serverCore, process.execPath, [
@@ -100,55 +107,41 @@ const floor = startProcess(
     String(FLOOR_PORT),
   ]),
 );
-const service = startProcess(
-  ...pinned(serverCore, process.execPath, [...startNodeFlags(), 'dist/server/main.js']),
-  {
-    PORT: String(SERVICE_PORT),
-    DATABASE_URL: databaseUrl,
-    API_KEYS: KEY,
-    RATE_LIMIT: 'off',
-    LOG_LEVEL: 'info',
-  },
-);
-const auth = { authorization: `Bearer ${KEY}` };
+const service = startService(SERVICE_PORT, {}, serverCore);
+let report: string[];
 try {
   await waitUntilAnswering(`http://127.0.0.1:${FLOOR_PORT}/v1/pets`, auth);
   await waitUntilAnswering(`http://127.0.0.1:${SERVICE_PORT}/readyz`, {});
-  const samples = new Map<string, { floor: Sample[]; service: Sample[] }>();
-  for (let round = 0; round < rounds; round++) {
-    for (const scenario of scenarios) {
-      const entry = samples.get(scenario.name) ?? { floor: [], service: [] };
-      samples.set(scenario.name, entry);
-      // Alternate who goes first, so neither always meets a warmer database.
-      const order =
-        round % 2 === 0 ? (['floor', 'service'] as const) : (['service', 'floor'] as const);
-      for (const who of order) {
-        if (who === 'floor' && scenario.serviceOnly) continue;
-        const target =
-          who === 'floor'
-            ? { pid: floor.pid, port: FLOOR_PORT }
-            : { pid: service.pid, port: SERVICE_PORT };
-        entry[who].push(await measure(target.pid ?? 0, target.port, scenario));
-      }
-    }
-  }
-  const results: ScenarioResult[] = scenarios.map(({ name }) => {
-    const entry = samples.get(name) ?? { floor: [], service: [] };
-    return {
-      scenario: name,
-      floor: entry.floor.length ? summarise(entry.floor) : undefined,
-      service: summarise(entry.service),
-    };
+  const results = await compareWithFloor(floor.pid ?? 0, service.pid ?? 0);
+  const soak = await measure(service.pid ?? 0, SERVICE_PORT, soakMix, {
+    ...load,
+    duration: soakSeconds,
   });
-  const table = renderTable(results, results[0]?.floor);
-  process.stdout.write(`\n${table}\n`);
-  if (!smoke) {
-    mkdirSync('bench/results', { recursive: true });
-    const file = `bench/results/${new Date().toISOString().slice(0, 10)}.md`;
-    const setup = `${connections} connections, ${duration} s x ${rounds} rounds (medians), ${BENCH_PETS} pets, server pinned to core ${serverCore}, load on core ${loadCore}, Node ${process.version}`;
-    writeFileSync(file, `# Benchmark ${new Date().toISOString()}\n\n${setup}\n\n${table}\n`);
-    process.stdout.write(`\nReport: ${file}\n`);
+  report = [renderTable(results), renderSoak('mixed REST + tRPC', soak, soakSeconds)];
+  const oneWorker = results[0]?.service;
+  await Promise.all([stop(floor), stop(service)]);
+  // Both processes on both cores, sharing them with the load generator and PostgreSQL.
+  const workers = startService(WORKERS_PORT, { WORKERS: '2' });
+  try {
+    await waitUntilAnswering(`http://127.0.0.1:${WORKERS_PORT}/readyz`, {});
+    const listTwenty = scenarios.slice(0, 1);
+    const two = await measure(workers.pid ?? 0, WORKERS_PORT, listTwenty, load);
+    if (oneWorker) report.push(renderWorkers('REST list 20', oneWorker, two));
+  } finally {
+    await stop(workers);
   }
 } finally {
   await Promise.all([stop(floor), stop(service)]);
+}
+
+process.stdout.write(`\n${report.join('\n\n')}\n`);
+if (!smoke) {
+  mkdirSync('bench/results', { recursive: true });
+  const file = `bench/results/${new Date().toISOString().slice(0, 10)}.md`;
+  const setup = `${connections} connections, ${duration} s x ${rounds} rounds (medians), soak ${soakSeconds} s, ${BENCH_PETS} pets, server pinned to core ${serverCore}, load on core ${loadCore}, Node ${process.version}`;
+  writeFileSync(
+    file,
+    `# Benchmark ${new Date().toISOString()}\n\n${setup}\n\n${report.join('\n\n')}\n`,
+  );
+  process.stdout.write(`\nReport: ${file}\n`);
 }

@@ -1,0 +1,60 @@
+import { pinned, rssMiB, runToJson } from './processes.js';
+import type { Sample } from './report.js';
+import type { Scenario } from './scenarios.js';
+
+export interface LoadSettings {
+  connections: number;
+  duration: number;
+  key: string;
+  /** The core the load generator is pinned to. */
+  core: number;
+}
+
+export interface Measurement extends Sample {
+  /** Resident memory every 250 ms, as [seconds since the start, MiB]. */
+  rssTimeline: [number, number][];
+}
+
+/** Drives `requests` (each connection cycles through them) and samples the server's memory. */
+export async function measure(
+  pid: number,
+  port: number,
+  requests: Scenario[],
+  settings: LoadSettings,
+): Promise<Measurement> {
+  const startedAt = performance.now();
+  const rssTimeline: [number, number][] = [];
+  const sample = () => {
+    rssTimeline.push([(performance.now() - startedAt) / 1000, rssMiB(pid)]);
+  };
+  sample();
+  const sampler = setInterval(sample, 250);
+  const spec = {
+    url: `http://127.0.0.1:${port}`,
+    requests: requests.map(({ path, method, body, randomIdUpTo }) => ({
+      path,
+      method,
+      body,
+      randomIdUpTo,
+    })),
+    connections: settings.connections,
+    duration: settings.duration,
+    key: settings.key,
+  };
+  const [command, commandArgs] = pinned(settings.core, process.execPath, [
+    '--import',
+    'tsx',
+    'bench/load.ts',
+    JSON.stringify(spec),
+  ]);
+  try {
+    const result = await runToJson<Omit<Sample, 'peakRssMiB'>>(command, commandArgs);
+    return {
+      ...result,
+      peakRssMiB: Math.max(...rssTimeline.map(([, rss]) => rss)),
+      rssTimeline,
+    };
+  } finally {
+    clearInterval(sampler);
+  }
+}
