@@ -25,6 +25,11 @@ export interface AppOptions {
   corsOrigins?: readonly string[];
   /** Defaults suit production; tests lower them to prove slow clients are cut off. */
   timeouts?: Partial<HttpTimeouts>;
+  /**
+   * Plain tRPC calls skip tRPC's node adapter (default); false sends every `/trpc` call through
+   * it, which the parity tests compare against.
+   */
+  leanTrpc?: boolean;
 }
 
 export interface HttpTimeouts {
@@ -74,6 +79,7 @@ export function createApp(options: AppOptions): App {
     corsOrigins: options.corsOrigins ?? [],
     fallbackOrigin: new URL(options.publicBaseUrl).origin,
     cursorSecret: options.cursorSecret,
+    leanTrpc: options.leanTrpc ?? true,
   });
   const purge = startIdempotencyPurge(database.db, (error: unknown) => {
     logger.warn({ err: error }, 'could not purge expired idempotency keys');

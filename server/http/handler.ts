@@ -29,6 +29,8 @@ export interface HandlerDeps {
   /** Used for links when the request's own Host header is unusable. */
   fallbackOrigin: string;
   cursorSecret?: string | undefined;
+  /** Plain tRPC calls skip tRPC's node adapter (server/http/trpc-lean.ts). */
+  leanTrpc: boolean;
 }
 
 const REALM = 'Bearer realm="petstore"';
@@ -92,14 +94,14 @@ export function createRequestHandler(deps: HandlerDeps) {
       // Procedure paths hold no ids, so the path itself is the route template for logs.
       state.route = path;
       const ctx = await contextFor(req, state);
-      return trpc(req, res, path.slice('/trpc/'.length), ctx, state.headers, (error) => {
+      return trpc(req, res, state, path.slice('/trpc/'.length), ctx, (error) => {
         logServerError(error, state);
       });
     }
     throw notFound(state, req.method);
   }
 
-  const trpc = createTrpcHandler(router);
+  const trpc = createTrpcHandler(router, { lean: deps.leanTrpc });
 
   return (req: IncomingMessage, res: ServerResponse): void => {
     const state = createRequestState(req, deps);

@@ -5,17 +5,26 @@ import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import { getErrorShape, type TRPCErrorShape } from '@trpc/server/unstable-core-do-not-import';
 import type { Context } from '../context.js';
 import { MAX_BODY_BYTES } from './body.js';
+import type { RequestState } from './request-state.js';
 import { sendJson } from './respond.js';
+import { createLeanTrpcHandler } from './trpc-lean.js';
 
-export function createTrpcHandler(router: AnyTRPCRouter) {
+/**
+ * `/trpc` calls: plain ones on the lean path, the rest (batches, subscriptions, a wrong method,
+ * an unknown procedure, a non-JSON body) through tRPC's own node adapter. `lean: false` sends
+ * every call to the adapter, so tests can compare both paths' answers.
+ */
+export function createTrpcHandler(router: AnyTRPCRouter, options: { lean: boolean }) {
+  const lean = options.lean ? createLeanTrpcHandler(router) : undefined;
   return (
     req: IncomingMessage,
     res: ServerResponse,
+    state: RequestState,
     path: string,
     ctx: Context,
-    stateHeaders: Record<string, string>,
     onError: (error: TRPCError) => void,
   ): Promise<void> =>
+    lean?.(req, res, state, path, ctx, onError) ??
     nodeHTTPRequestHandler({
       router,
       req,
@@ -23,7 +32,7 @@ export function createTrpcHandler(router: AnyTRPCRouter) {
       path,
       maxBodySize: MAX_BODY_BYTES,
       createContext: () => ctx,
-      responseMeta: () => ({ headers: { ...stateHeaders, ...ctx.responseHeaders } }),
+      responseMeta: () => ({ headers: { ...state.headers, ...ctx.responseHeaders } }),
       onError: ({ error }) => {
         onError(error);
       },

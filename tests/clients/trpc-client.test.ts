@@ -1,4 +1,4 @@
-import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
+import { createTRPCClient, httpBatchLink, httpLink, TRPCClientError } from '@trpc/client';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import type { AppRouter } from '../../server/routers/_app.js';
 import type { Pet } from '../../server/schemas/pet.js';
@@ -74,5 +74,52 @@ describe('@trpc/client typed by AppRouter', () => {
       .pets.get.query({ petId: 999999 })
       .catch((cause: unknown) => cause);
     expect((error as TRPCClientError<AppRouter>).message).toBe('No pet with id 999999');
+  });
+});
+
+/** A fetch that notes how each answer was framed: tRPC's adapter streams it in chunks. */
+function framingRecorder() {
+  const framings: string[] = [];
+  const recordingFetch = async (input: string | URL | Request, init?: RequestInit) => {
+    const response = await fetch(input, init);
+    framings.push(response.headers.get('transfer-encoding') ?? 'content-length');
+    return response;
+  };
+  return { framings, fetch: recordingFetch };
+}
+
+describe('the two paths behind /trpc', () => {
+  const url = () => `${server.origin}/trpc`;
+  const headers = { authorization: `Bearer ${TEST_KEY}` };
+
+  it('serves httpLink calls on the lean path, with a Content-Length', async () => {
+    const recorder = framingRecorder();
+    const client = createTRPCClient<AppRouter>({
+      links: [httpLink({ url: url(), headers, fetch: recorder.fetch })],
+    });
+    const created = await client.pets.create.mutate({ name: 'Lean', categoryId: 3 });
+    await expect(client.pets.get.query({ petId: created.id })).resolves.toEqual(created);
+    expect(recorder.framings).toEqual(['content-length', 'content-length']);
+  });
+
+  it("serves httpBatchLink batches through tRPC's adapter", async () => {
+    const recorder = framingRecorder();
+    const client = createTRPCClient<AppRouter>({
+      links: [httpBatchLink({ url: url(), headers, fetch: recorder.fetch })],
+    });
+    const created = await client.pets.create.mutate({ name: 'Batched', categoryId: 3 });
+    const [got, page, missing] = await Promise.all([
+      client.pets.get.query({ petId: created.id }),
+      client.pets.listPage.query({ limit: 100 }),
+      client.pets.get.query({ petId: 999999 }).catch((cause: unknown) => cause),
+    ]);
+    expect(got).toEqual(created);
+    expect(page.items).toContainEqual(created);
+    expect((missing as TRPCClientError<AppRouter>).data).toMatchObject({
+      code: 'NOT_FOUND',
+      httpStatus: 404,
+    });
+    // One request for the mutation, one for the batch of three queries.
+    expect(recorder.framings).toEqual(['chunked', 'chunked']);
   });
 });

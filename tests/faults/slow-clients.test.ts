@@ -66,8 +66,8 @@ async function petNames(): Promise<string[]> {
   return rows.map((pet) => pet.name);
 }
 
-const request = (body: string, length = Buffer.byteLength(body)) =>
-  `POST /v1/pets HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TEST_KEY}\r\n` +
+const request = (body: string, length = Buffer.byteLength(body), path = '/v1/pets') =>
+  `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TEST_KEY}\r\n` +
   `Content-Type: application/json\r\nContent-Length: ${length}\r\n\r\n${body}`;
 
 describe('slow and broken clients', () => {
@@ -90,31 +90,38 @@ describe('slow and broken clients', () => {
     expect(reply).toMatch(/^HTTP\/1\.1 408 /);
   });
 
-  it('closes a connection whose body stops halfway, and creates nothing', async () => {
-    const body = JSON.stringify({ name: 'half a body', categoryId: 1 });
-    const socket = await open();
-    const started = performance.now();
-    const closed = closedBy(socket, started);
-    socket.write(request(body.slice(0, 20), Buffer.byteLength(body)));
-    const { ms } = await closed;
-    expect(ms).toBeLessThan(REQUEST_MS + MARGIN_MS);
-    expect(await petNames()).not.toContain('half a body');
-    expect(await waitForNoConnections(MARGIN_MS)).toBe(0);
-  });
-
-  it('creates nothing for a client that disconnects halfway through the body', async () => {
-    const body = JSON.stringify({ name: 'abandoned body', categoryId: 1 });
-    await runBounded(20, 10, async () => {
+  // Both surfaces read bodies themselves: REST, and tRPC's plain calls on the lean path.
+  it.each(['/v1/pets', '/trpc/pets.create'])(
+    'closes a connection whose body to %s stops halfway, and creates nothing',
+    async (path) => {
+      const body = JSON.stringify({ name: 'half a body', categoryId: 1 });
       const socket = await open();
-      socket.on('error', () => undefined);
-      socket.write(request(body.slice(0, 25), Buffer.byteLength(body)));
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      socket.destroy();
-    });
-    expect(await waitForNoConnections(MARGIN_MS)).toBe(0);
-    expect(await petNames()).not.toContain('abandoned body');
-    expect((await server.api('GET', '/v1/pets')).status).toBe(200);
-  });
+      const started = performance.now();
+      const closed = closedBy(socket, started);
+      socket.write(request(body.slice(0, 20), Buffer.byteLength(body), path));
+      const { ms } = await closed;
+      expect(ms).toBeLessThan(REQUEST_MS + MARGIN_MS);
+      expect(await petNames()).not.toContain('half a body');
+      expect(await waitForNoConnections(MARGIN_MS)).toBe(0);
+    },
+  );
+
+  it.each(['/v1/pets', '/trpc/pets.create'])(
+    'creates nothing for a client that disconnects halfway through the body to %s',
+    async (path) => {
+      const body = JSON.stringify({ name: 'abandoned body', categoryId: 1 });
+      await runBounded(20, 10, async () => {
+        const socket = await open();
+        socket.on('error', () => undefined);
+        socket.write(request(body.slice(0, 25), Buffer.byteLength(body), path));
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        socket.destroy();
+      });
+      expect(await waitForNoConnections(MARGIN_MS)).toBe(0);
+      expect(await petNames()).not.toContain('abandoned body');
+      expect((await server.api('GET', '/v1/pets')).status).toBe(200);
+    },
+  );
 
   it('frees the connection of a client that vanishes mid-response, with nothing half-written', async () => {
     const names = Array.from({ length: 30 }, (_, i) => `vanished ${i} ✓`);

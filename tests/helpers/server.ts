@@ -36,6 +36,8 @@ export interface TestServerOptions {
   trustProxy?: boolean;
   /** Lowered by tests that prove slow clients are cut off. */
   timeouts?: Partial<HttpTimeouts>;
+  /** False serves every `/trpc` call through tRPC's own adapter, to compare with the lean path. */
+  leanTrpc?: boolean;
 }
 
 /** A log destination that keeps every line, parsed: a line that is not JSON fails the test. */
@@ -66,6 +68,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     redisUrl: options.redisUrl,
     corsOrigins: options.corsOrigins ?? [],
     timeouts: options.timeouts,
+    leanTrpc: options.leanTrpc,
   });
   const address = await app.listen(0, '127.0.0.1');
   const origin = `http://127.0.0.1:${address.port}`;

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, TEST_KEY, type TestServer } from '../helpers/server.js';
 
@@ -54,6 +55,27 @@ describe('POST /trpc/pets.create', () => {
     const body = JSON.stringify({ name: 'x'.repeat(70 * 1024), categoryId: 1 });
     const { status } = await post('pets.create', body, authed);
     expect(status).toBe(413);
+  });
+
+  it('never takes the unread rest of a refused body for the next request', async () => {
+    // A body past 64 KiB whose unread tail is a request of its own.
+    const smuggled = `GET /trpc/pets.list HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_KEY}\r\n\r\n`;
+    const body = JSON.stringify({ name: 'x'.repeat(70 * 1024), categoryId: 1 }) + smuggled;
+    const socket = connect(Number(new URL(server.origin).port), '127.0.0.1');
+    socket.on('error', () => undefined);
+    // A connection left open waiting for the rest of the body would hang here otherwise.
+    socket.setTimeout(5_000, () => socket.destroy());
+    let reply = '';
+    socket.on('data', (chunk: Buffer) => (reply += chunk.toString('latin1')));
+    const closed = new Promise((resolve) => socket.once('close', resolve));
+    socket.write(
+      `POST /trpc/pets.create HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_KEY}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n` +
+        body,
+    );
+    await closed;
+    expect(reply.match(/^HTTP\/1\.1 \d+/gm)).toEqual(['HTTP/1.1 413']);
+    expect(reply).toMatch(/^connection: close\r$/im);
   });
 
   it('answers a non-JSON content type with 415', async () => {

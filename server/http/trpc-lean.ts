@@ -1,0 +1,116 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { TRPCError, type AnyTRPCRouter } from '@trpc/server';
+import {
+  callProcedure,
+  getErrorShape,
+  getHTTPStatusCode,
+  getTRPCErrorFromUnknown,
+  isAsyncIterable,
+  isObject,
+  isPromise,
+  transformTRPCResponse,
+  type AnyRootTypes,
+  type RootConfig,
+  type TRPCErrorShape,
+  type TRPCResponse,
+} from '@trpc/server/unstable-core-do-not-import';
+import type { Context } from '../context.js';
+import type { RequestState } from './request-state.js';
+import { sendJson } from './respond.js';
+import { leanCallOf, type LeanCall } from './trpc-lean-call.js';
+
+/** The adapter sends it on every answer; caches in front must not see a difference. */
+const VARY = 'trpc-accept, accept';
+
+/** A result tRPC will not send as one JSON answer: it needs a streaming link. */
+function isDataStream(data: unknown): boolean {
+  if (!isObject(data)) return false;
+  if (isAsyncIterable(data)) return true;
+  const values = Object.values(data);
+  return values.some(isPromise) || values.some(isAsyncIterable);
+}
+
+interface Outcome {
+  envelope: TRPCResponse;
+  error?: TRPCError;
+}
+
+/**
+ * Plain tRPC calls (see leanCallOf) answered without tRPC's node adapter, which builds a WHATWG
+ * Request, an AbortController that is never aborted after a normal answer, and a web stream per
+ * call. The procedure runs through tRPC's own callProcedure, and the answer is the one the
+ * adapter's resolveResponse builds, byte for byte, sent with Content-Length instead of chunked.
+ * Returns undefined for a request it leaves to the adapter.
+ */
+export function createLeanTrpcHandler(router: AnyTRPCRouter) {
+  // AnyTRPCRouter types its config with `any`; every router's config is a RootConfig of some root.
+  const config = router._def._config as RootConfig<AnyRootTypes>;
+
+  async function outcomeOf(
+    call: LeanCall,
+    path: string,
+    ctx: Context,
+    onError: (error: TRPCError) => void,
+  ): Promise<Outcome> {
+    const failed = (error: TRPCError, at: string | undefined, input: unknown): Outcome => {
+      onError(error);
+      const shape = getErrorShape({
+        config,
+        error,
+        type: call.type,
+        path: at,
+        input,
+        ctx,
+      }) as TRPCErrorShape;
+      return { envelope: { error: shape }, error };
+    };
+    let data: unknown;
+    try {
+      data = await callProcedure({
+        router,
+        path,
+        type: call.type,
+        ctx,
+        getRawInput: call.getRawInput,
+        signal: undefined,
+        batchIndex: 0,
+      });
+    } catch (cause) {
+      return failed(getTRPCErrorFromUnknown(cause), path, call.readInput());
+    }
+    if (isDataStream(data)) {
+      // The adapter refuses it after the call, so its answer names neither path nor input.
+      const refusal = new TRPCError({
+        code: 'UNSUPPORTED_MEDIA_TYPE',
+        message:
+          'Cannot use stream-like response in non-streaming request - use httpBatchStreamLink',
+      });
+      return failed(refusal, undefined, undefined);
+    }
+    return { envelope: { result: { data } } };
+  }
+
+  return (
+    req: IncomingMessage,
+    res: ServerResponse,
+    state: RequestState,
+    path: string,
+    ctx: Context,
+    onError: (error: TRPCError) => void,
+  ): Promise<void> | undefined => {
+    const call = leanCallOf(router, req, state.url, path);
+    if (!call) return undefined;
+    return outcomeOf(call, path, ctx, onError).then(({ envelope, error }) => {
+      const headers: Record<string, string> = {
+        vary: VARY,
+        ...state.headers,
+        ...ctx.responseHeaders,
+      };
+      // readBody stopped reading: the rest of the body must not be taken for the next request.
+      if (error?.code === 'PAYLOAD_TOO_LARGE') headers.connection = 'close';
+      // The status from the formatted shape, as the adapter takes it, not from the error's code.
+      const status = getHTTPStatusCode(envelope, error ? [error] : []);
+      sendJson(res, status, transformTRPCResponse(config, envelope), headers);
+    });
+  };
+}
