@@ -1,4 +1,5 @@
 import type { Database } from '../../db/client.js';
+import { withDatabaseDeadline } from '../../db/deadline.js';
 import { findActiveApiKey, touchApiKeys, type ApiKeyScope } from '../../db/queries/api-keys.js';
 import { hashApiKey, hashesEqual, parseApiKey } from './api-key.js';
 
@@ -46,7 +47,8 @@ export class Authenticator {
     const cached = this.cache.get(hash);
     if (cached && cached.expiresAt > now) return cached.principal;
 
-    const stored = await findActiveApiKey(this.db, id);
+    // Within the request deadline: a hung database must not hold the request past it.
+    const stored = await withDatabaseDeadline(findActiveApiKey(this.db, id));
     if (!stored || !hashesEqual(stored.secretHash, hash)) {
       this.cache.delete(hash);
       return null;

@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { TRPCError, type AnyTRPCRouter } from '@trpc/server';
 import type { DatabaseHandle } from '../../db/client.js';
-import { withDatabaseDeadline } from '../../db/deadline.js';
 import { readBearer, type Authenticator, type Principal } from '../auth/authenticator.js';
 import { createContextInner, type Context } from '../context.js';
 import { toTRPCError } from '../errors.js';
@@ -51,9 +50,7 @@ export function createRequestHandler(deps: HandlerDeps) {
   async function authenticate(req: IncomingMessage, state: RequestState): Promise<Principal> {
     const credentials = readBearer(req.headers.authorization);
     const principal =
-      credentials.kind === 'token'
-        ? await withDatabaseDeadline(authenticator.authenticate(credentials.token))
-        : null;
+      credentials.kind === 'token' ? await authenticator.authenticate(credentials.token) : null;
     if (principal) {
       state.keyId = principal.keyId;
       return principal;
@@ -74,7 +71,11 @@ export function createRequestHandler(deps: HandlerDeps) {
       principal,
       baseUrl: `${state.origin}/v1`,
       cursorSecret: deps.cursorSecret,
-      idempotencyKey: req.headersDistinct['idempotency-key']?.join(', '),
+      // headersDistinct builds a copy of every header: only worth it when the header is there.
+      idempotencyKey:
+        req.headers['idempotency-key'] === undefined
+          ? undefined
+          : req.headersDistinct['idempotency-key']?.join(', '),
     });
   }
 
@@ -85,9 +86,9 @@ export function createRequestHandler(deps: HandlerDeps) {
     if (path === '/v1' || path.startsWith('/v1/')) {
       res.setHeader('cache-control', NO_STORE);
       const restPath = path.slice('/v1'.length) || '/';
-      rest.announce(req.method ?? 'GET', restPath, state);
+      const match = rest.match(req.method ?? 'GET', restPath, state);
       const ctx = await contextFor(req, state);
-      return rest.handle(req, res, state, restPath, ctx);
+      return rest.handle(req, res, state, match, ctx);
     }
     if (path.startsWith('/trpc/')) {
       res.setHeader('cache-control', NO_STORE);

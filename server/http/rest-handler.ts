@@ -7,7 +7,7 @@ import type { Context } from '../context.js';
 import { isJsonContentType, parseJson, readBody } from './body.js';
 import { deprecationHeaders } from './deprecation.js';
 import { sendJson } from './respond.js';
-import { matchRoute, restRoutesOf, type RestRoute } from './rest-routes.js';
+import { matchRoute, restRoutesOf, type RestRoute, type RouteMatch } from './rest-routes.js';
 import { notFound, type RequestState } from './request-state.js';
 
 const INTEGER = /^-?\d+$/;
@@ -83,24 +83,25 @@ export function createRestHandler(router: OpenApiRouter) {
   const routes = restRoutesOf(router);
 
   /**
-   * Headers every answer on a route carries, set before authentication so that refusals (401,
-   * 429) carry them too: a deprecated operation says so on every response.
+   * Matches the route once and sets the headers every answer on it carries, before
+   * authentication, so that refusals (401, 429) carry them too: a deprecated operation says so
+   * on every response.
    */
-  const announce = (method: string, path: string, state: RequestState): void => {
-    const match = matchRoute(routes, method, path);
-    if (match.kind === 'found' && match.route.deprecated) {
+  const match = (method: string, path: string, state: RequestState): RouteMatch => {
+    const found = matchRoute(routes, method, path);
+    if (found.kind === 'found' && found.route.deprecated) {
       Object.assign(state.headers, deprecationHeaders(state.origin));
     }
+    return found;
   };
 
   const handle = async (
     req: IncomingMessage,
     res: ServerResponse,
     state: RequestState,
-    path: string,
+    match: RouteMatch,
     ctx: Context,
   ) => {
-    const match = matchRoute(routes, req.method ?? 'GET', path);
     if (match.kind === 'none') {
       throw notFound(state, req.method);
     }
@@ -130,5 +131,5 @@ export function createRestHandler(router: OpenApiRouter) {
     sendJson(res, route.successStatus, output, { ...state.headers, ...ctx.responseHeaders });
   };
 
-  return { announce, handle };
+  return { match, handle };
 }
