@@ -7,7 +7,7 @@ import { insertPet, insertPets, type NewPetRow, type PetRow } from './pets.js';
 const MAX_GROUP_SIZE = 100;
 /**
  * One group commits while the next already waits for the lock in the database, so the round
- * trip between them is not spent idle (a third measured no faster).
+ * trip between them is not spent idle.
  */
 const GROUPS_IN_FLIGHT = 2;
 
