@@ -1,29 +1,23 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import type { AnyTRPCRouter, TRPCError } from '@trpc/server';
 import { nodeHTTPRequestHandler } from '@trpc/server/adapters/node-http';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import { getErrorShape, type TRPCErrorShape } from '@trpc/server/unstable-core-do-not-import';
-import type { Context } from '../context.js';
 import { MAX_BODY_BYTES } from './body.js';
-import type { RequestState } from './request-state.js';
 import { sendJson } from './respond.js';
-import { createLeanTrpcHandler } from './trpc-lean.js';
+import { createLeanTrpcHandler, type TrpcCallHandler } from './trpc-lean.js';
 
 /**
  * `/trpc` calls: plain ones on the lean path, the rest (batches, subscriptions, a wrong method,
  * an unknown procedure, a non-JSON body) through tRPC's own node adapter. `lean: false` sends
  * every call to the adapter, so tests can compare both paths' answers.
  */
-export function createTrpcHandler(router: AnyTRPCRouter, options: { lean: boolean }) {
+export function createTrpcHandler(
+  router: AnyTRPCRouter,
+  options: { lean: boolean },
+): TrpcCallHandler<Promise<void>> {
   const lean = options.lean ? createLeanTrpcHandler(router) : undefined;
-  return (
-    req: IncomingMessage,
-    res: ServerResponse,
-    state: RequestState,
-    path: string,
-    ctx: Context,
-    onError: (error: TRPCError) => void,
-  ): Promise<void> =>
+  return (req, res, state, path, ctx, onError) =>
     lean?.(req, res, state, path, ctx, onError) ??
     nodeHTTPRequestHandler({
       router,

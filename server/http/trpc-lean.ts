@@ -30,6 +30,16 @@ function isDataStream(data: unknown): boolean {
   return values.some(isPromise) || values.some(isAsyncIterable);
 }
 
+/** What a `/trpc` call is handed once its context is built; the same on both paths. */
+export type TrpcCallHandler<Result> = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  state: RequestState,
+  path: string,
+  ctx: Context,
+  onError: (error: TRPCError) => void,
+) => Result;
+
 interface Outcome {
   envelope: TRPCResponse;
   error?: TRPCError;
@@ -90,14 +100,14 @@ export function createLeanTrpcHandler(router: AnyTRPCRouter) {
     return { envelope: { result: { data } } };
   }
 
-  return (
-    req: IncomingMessage,
-    res: ServerResponse,
-    state: RequestState,
-    path: string,
-    ctx: Context,
-    onError: (error: TRPCError) => void,
-  ): Promise<void> | undefined => {
+  const handle: TrpcCallHandler<Promise<void> | undefined> = (
+    req,
+    res,
+    state,
+    path,
+    ctx,
+    onError,
+  ) => {
     const call = leanCallOf(router, req, state.url, path);
     if (!call) return undefined;
     return outcomeOf(call, path, ctx, onError).then(({ envelope, error }) => {
@@ -113,4 +123,5 @@ export function createLeanTrpcHandler(router: AnyTRPCRouter) {
       sendJson(res, status, transformTRPCResponse(config, envelope), headers);
     });
   };
+  return handle;
 }
