@@ -3,7 +3,7 @@ import { openDatabase, type DatabaseHandle } from '../../db/client.js';
 import { createApp, type App } from '../../server/app.js';
 import { createLogger } from '../../server/logger.js';
 import { createPostgresDatabase, testDatabaseTarget } from '../helpers/database.js';
-import { logSink, startTestServer } from '../helpers/server.js';
+import { logSink, startTestServer, TEST_KEY } from '../helpers/server.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
 const KEY = 'readiness-test-key-0123456789';
@@ -16,6 +16,12 @@ describe('GET /readyz while the database answers', () => {
       const response = await fetch(`${server.origin}/readyz`);
       expect(response.status).toBe(200);
       expect(await response.json()).toEqual({ status: 'ready' });
+      // A later request's line is there, so a probe line would have been too.
+      const later = await fetch(`${server.origin}/v1/pets`, {
+        headers: { authorization: `Bearer ${TEST_KEY}`, 'x-request-id': 'after-probe' },
+      });
+      expect(later.status).toBe(200);
+      expect(server.logs.some((line) => line.reqId === 'after-probe')).toBe(true);
       expect(server.logs.filter((line) => line.route === '/readyz')).toEqual([]);
     } finally {
       await server.close();

@@ -1,8 +1,6 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPostgresDatabase, testDatabaseTarget } from '../helpers/database.js';
+import { createChildDatabase, type ChildDatabase } from '../helpers/child-database.js';
+import { testDatabaseTarget } from '../helpers/database.js';
 import { spawnServer } from '../helpers/child-server.js';
 import { heldPost, rawRequest } from '../helpers/raw-http.js';
 
@@ -10,26 +8,16 @@ const KEY = 'shutdown-test-key-0123456789';
 const IN_FLIGHT = 50;
 const target = testDatabaseTarget();
 
-/** Where the child keeps its data: a PGlite folder, or a PostgreSQL database of its own. */
-let databaseEnv: Record<string, string>;
-let cleanup: () => Promise<void>;
+let database: ChildDatabase;
 
 beforeAll(async () => {
-  if (target.kind === 'pglite') {
-    const dataDir = await mkdtemp(join(tmpdir(), 'petstore-shutdown-'));
-    databaseEnv = { PGLITE_DIR: dataDir };
-    cleanup = () => rm(dataDir, { recursive: true, force: true });
-  } else {
-    const { url, drop } = await createPostgresDatabase(target.url);
-    databaseEnv = { DATABASE_URL: url };
-    cleanup = drop;
-  }
+  database = await createChildDatabase();
 });
-afterAll(() => cleanup());
+afterAll(() => database.destroy());
 
 describe(`SIGTERM on ${target.kind}`, () => {
   it(`finishes ${IN_FLIGHT} in-flight requests, exits 0, and the data survives a restart`, async () => {
-    const env = { ...databaseEnv, API_KEYS: KEY, SHUTDOWN_TIMEOUT: '10' };
+    const env = { ...database.env, API_KEYS: KEY, SHUTDOWN_TIMEOUT: '10' };
     const server = await spawnServer(env);
     const auth = { authorization: `Bearer ${KEY}` };
     // An idle keep-alive connection must not hold the shutdown open.
