@@ -61,7 +61,7 @@ export function renderSoak(
   return [
     '| soak | req/s | p50 / p99 ms | RSS at 10 s MiB | RSS at end MiB | growth 10 s to end | peak RSS MiB | non-2xx / errors |',
     '|---|---:|---:|---:|---:|---:|---:|---:|',
-    `| ${name}, ${seconds} s | ${Math.round(soak.rps)} | ${soak.p50} / ${soak.p99} | ${at10.toFixed(0)} | ${atEnd.toFixed(0)} | ${(atEnd - at10).toFixed(0)} MiB | ${soak.peakRssMiB.toFixed(0)} | ${soak.non2xx} / ${soak.errors} |`,
+    `| ${name}, ${seconds} s | ${Math.round(soak.rps)} | ${soak.p50} / ${soak.p99} | ${at10.toFixed(0)} | ${atEnd.toFixed(0)} | ${Math.round(atEnd - at10) || 0} MiB | ${soak.peakRssMiB.toFixed(0)} | ${soak.non2xx} / ${soak.errors} |`,
   ].join('\n');
 }
 

@@ -13,7 +13,7 @@ import {
   type Sample,
   type ScenarioResult,
 } from './report.js';
-import { scenarios, soakMix } from './scenarios.js';
+import { scenarios, soakMix, workersScenario } from './scenarios.js';
 import { BENCH_PETS, seedBenchDatabase } from './seed.js';
 
 const { values: args } = parseArgs({
@@ -118,15 +118,14 @@ try {
     duration: soakSeconds,
   });
   report = [renderTable(results), renderSoak('mixed REST + tRPC', soak, soakSeconds)];
-  const oneWorker = results[0]?.service;
+  const oneWorker = results.find(({ scenario }) => scenario === workersScenario.name)?.service;
   await Promise.all([stop(floor), stop(service)]);
   // Both processes on both cores, sharing them with the load generator and PostgreSQL.
   const workers = startService(WORKERS_PORT, { WORKERS: '2' });
   try {
     await waitUntilAnswering(`http://127.0.0.1:${WORKERS_PORT}/readyz`, {});
-    const listTwenty = scenarios.slice(0, 1);
-    const two = await measure(workers.pid ?? 0, WORKERS_PORT, listTwenty, load);
-    if (oneWorker) report.push(renderWorkers('REST list 20', oneWorker, two));
+    const two = await measure(workers.pid ?? 0, WORKERS_PORT, [workersScenario], load);
+    if (oneWorker) report.push(renderWorkers(workersScenario.name, oneWorker, two));
   } finally {
     await stop(workers);
   }
