@@ -40,15 +40,7 @@ const configSchema = z.object({
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(1000).default(10),
   PGLITE_DIR: z.string().min(1).default('./.data/pglite'),
   MIGRATE_ON_START: z.stringbool().default(true),
-  API_KEYS: z
-    .string()
-    .default('')
-    .transform((value) =>
-      value
-        .split(',')
-        .map((key) => key.trim())
-        .filter((key) => key.length > 0),
-    ),
+  API_KEYS: commaList,
   PUBLIC_BASE_URL: baseUrl.optional(),
   STAGING_BASE_URL: baseUrl.optional(),
   TRUST_PROXY: z.stringbool().default(false),
