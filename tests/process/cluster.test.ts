@@ -32,6 +32,11 @@ function servingPids(server: ChildServer, requestIds: readonly string[]): Set<un
   );
 }
 
+function allLogged(server: ChildServer, requestIds: readonly string[]): boolean {
+  const logged = new Set(server.logs.map((line) => line.reqId));
+  return requestIds.every((id) => logged.has(id));
+}
+
 async function spread(server: ChildServer, label: string, count: number): Promise<Set<unknown>> {
   const ids = Array.from({ length: count }, (_, i) => `${label}-${i}`);
   const responses = await Promise.all(
@@ -41,11 +46,7 @@ async function spread(server: ChildServer, label: string, count: number): Promis
   );
   expect(responses.map((response) => response.status)).toEqual(Array(count).fill(200));
   // Log lines trail responses: written when a response finishes, and buffered up to 500 ms.
-  const logged = new Set<unknown>();
-  await server.waitForLog((line) => {
-    if (ids.includes(line.reqId as string)) logged.add(line.reqId);
-    return logged.size === ids.length;
-  }, 5_000);
+  await server.waitForLog(() => allLogged(server, ids), 5_000);
   return servingPids(server, ids);
 }
 
