@@ -5,6 +5,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
+import { attachArrayRowReader, pgliteArrayRows, postgresArrayRows } from './array-rows.js';
 import { migratePglite, migratePostgres } from './migrate.js';
 import * as schema from './schema.js';
 
@@ -22,6 +23,9 @@ export async function executeRows<T extends Record<string, unknown>>(
   const result: unknown = await db.execute(query);
   return Array.isArray(result) ? (result as T[]) : (result as { rows: T[] }).rows;
 }
+
+/** Column names in the database are the schema's keys in snake_case. */
+export const DATABASE_CASING = 'snake_case';
 
 export type DatabaseOptions =
   { kind: 'postgres'; url: string; poolMax: number } | { kind: 'pglite'; dataDir: string };
@@ -65,7 +69,8 @@ function openPostgres(url: string, poolMax: number): DatabaseHandle {
     onnotice: () => undefined,
     connection: { application_name: 'petstore', statement_timeout: STATEMENT_TIMEOUT_MS },
   });
-  const db = drizzlePostgres(client, { schema, casing: 'snake_case' });
+  const db = drizzlePostgres(client, { schema, casing: DATABASE_CASING });
+  attachArrayRowReader(db, postgresArrayRows(client));
   return {
     kind: 'postgres',
     db,
@@ -80,7 +85,8 @@ function openPostgres(url: string, poolMax: number): DatabaseHandle {
 async function openPglite(dataDir: string): Promise<DatabaseHandle> {
   if (!dataDir.includes('://')) mkdirSync(dataDir, { recursive: true });
   const client = await PGlite.create(dataDir);
-  const db = drizzlePglite(client, { schema, casing: 'snake_case' });
+  const db = drizzlePglite(client, { schema, casing: DATABASE_CASING });
+  attachArrayRowReader(db, pgliteArrayRows(client));
   return {
     kind: 'pglite',
     db,

@@ -1,5 +1,7 @@
-import { and, asc, eq, gt, sql } from 'drizzle-orm';
-import { executeRows, type Database } from '../client.js';
+import { and, asc, eq, fillPlaceholders, gt, sql } from 'drizzle-orm';
+import { QueryBuilder } from 'drizzle-orm/pg-core';
+import { arrayRowReader } from '../array-rows.js';
+import { DATABASE_CASING, executeRows, type Database } from '../client.js';
 import { pets } from '../schema.js';
 
 export type PetStatus = (typeof pets.status.enumValues)[number];
@@ -24,6 +26,7 @@ interface RawPetRow extends Record<string, unknown> {
   status: PetStatus;
 }
 
+/** The select list of every pet read, in this order: listPets reads array rows by position. */
 const petColumns = {
   id: pets.id,
   name: pets.name,
@@ -31,62 +34,70 @@ const petColumns = {
   status: pets.status,
 };
 
+/** Page statements built once by drizzle; listPets runs them through the driver itself. */
+function pageStatement(filter: 'any status' | 'one status') {
+  const after = gt(pets.id, sql.placeholder('after'));
+  return new QueryBuilder({ casing: DATABASE_CASING })
+    .select(petColumns)
+    .from(pets)
+    .where(filter === 'one status' ? and(eq(pets.status, sql.placeholder('status')), after) : after)
+    .orderBy(asc(pets.id))
+    .limit(sql.placeholder('limit'))
+    .toSQL();
+}
+
+const pageStatements = { any: pageStatement('any status'), one: pageStatement('one status') };
+
 /**
- * Named prepared statements, built once per database handle: drizzle sends a query unnamed
- * unless it is prepared, and postgres.js then pays a parse on every call.
+ * One keyset page: pets after `after` in id order, optionally of one status. `db` is a
+ * database from openDatabase, not a transaction: a page is read on its own.
  */
-function prepareReads(db: Database) {
-  const after = sql.placeholder('after');
-  const limit = sql.placeholder('limit');
-  return {
-    page: db
-      .select(petColumns)
-      .from(pets)
-      .where(gt(pets.id, after))
-      .orderBy(asc(pets.id))
-      .limit(limit)
-      .prepare('pets_page'),
-    pageOfStatus: db
-      .select(petColumns)
-      .from(pets)
-      .where(and(eq(pets.status, sql.placeholder('status')), gt(pets.id, after)))
-      .orderBy(asc(pets.id))
-      .limit(limit)
-      .prepare('pets_page_of_status'),
-    byId: db
-      .select(petColumns)
-      .from(pets)
-      .where(eq(pets.id, sql.placeholder('id')))
-      .limit(1)
-      .prepare('pet_by_id'),
-  };
-}
-
-const preparedReads = new WeakMap<Database, ReturnType<typeof prepareReads>>();
-
-function readsFor(db: Database) {
-  let reads = preparedReads.get(db);
-  if (!reads) {
-    reads = prepareReads(db);
-    preparedReads.set(db, reads);
-  }
-  return reads;
-}
-
-/** One keyset page: pets after `after` in id order, optionally of one status. */
-export function listPets(
+export async function listPets(
   db: Database,
   options: { limit: number; status?: PetStatus | undefined; after?: number | undefined },
 ): Promise<PetRow[]> {
   const { limit, status, after = 0 } = options;
-  const reads = readsFor(db);
-  return status
-    ? reads.pageOfStatus.execute({ status, after, limit })
-    : reads.page.execute({ after, limit });
+  const statement = status ? pageStatements.one : pageStatements.any;
+  const rows = await arrayRowReader(db)(
+    statement.sql,
+    fillPlaceholders(statement.params, { status, after, limit }),
+  );
+  // A loop, not rows.map: postgres.js answers an Array subclass, whose map is several times
+  // slower. The object is built here, not in a helper: with a helper, scavenges under load kept
+  // ~2 MB each instead of ~0.3 MB (--trace-gc-nvp) and a 100-row page cost ~15% more CPU.
+  const page = new Array<PetRow>(rows.length);
+  let index = 0;
+  for (const row of rows) {
+    // bigint comes as text from postgres.js and as a number from PGlite; ids stay below 2^53.
+    page[index++] = {
+      id: Number(row[0]),
+      name: row[1] as string,
+      categoryId: Number(row[2]),
+      status: row[3] as PetStatus,
+    };
+  }
+  return page;
+}
+
+/** Named prepared statement, built once per database handle (drizzle sends unprepared ones unnamed). */
+const petById = new WeakMap<Database, ReturnType<typeof prepareById>>();
+
+function prepareById(db: Database) {
+  return db
+    .select(petColumns)
+    .from(pets)
+    .where(eq(pets.id, sql.placeholder('id')))
+    .limit(1)
+    .prepare('pet_by_id');
 }
 
 export async function findPet(db: Database, id: number): Promise<PetRow | undefined> {
-  const rows = await readsFor(db).byId.execute({ id });
+  let byId = petById.get(db);
+  if (!byId) {
+    byId = prepareById(db);
+    petById.set(db, byId);
+  }
+  const rows = await byId.execute({ id });
   return rows[0];
 }
 
