@@ -11,12 +11,27 @@ export interface ScenarioResult {
   scenario: string;
   floor: Sample | undefined;
   service: Sample;
+  /** Median of the per-round ratios service/floor; undefined without a floor. */
+  ratio: number | undefined;
 }
 
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
 };
+
+/**
+ * The machine's speed drifts over minutes by more than the differences measured, so each
+ * round's service figure is divided by the same round's floor figure, taken moments apart,
+ * and the median of those ratios is reported rather than a ratio of medians.
+ */
+export function pairedRatio(service: Sample[], floor: Sample[]): number | undefined {
+  const ratios = service.flatMap((sample, round) => {
+    const paired = floor[round];
+    return paired && paired.rps > 0 ? [sample.rps / paired.rps] : [];
+  });
+  return ratios.length > 0 ? median(ratios) : undefined;
+}
 
 /** Medians across rounds; the worst peak RSS and every error counted. */
 export function summarise(samples: Sample[]): Sample {
@@ -35,10 +50,9 @@ export function renderTable(results: ScenarioResult[]): string {
     '| scenario | floor req/s | service req/s | ratio | service p50 / p99 ms | floor p99 ms | service peak RSS MiB | non-2xx / errors |',
     '|---|---:|---:|---:|---:|---:|---:|---:|',
   ];
-  for (const { scenario, floor, service } of results) {
-    const ratio = floor ? (service.rps / floor.rps).toFixed(2) : 'n/a';
+  for (const { scenario, floor, service, ratio } of results) {
     lines.push(
-      `| ${scenario} | ${floor ? Math.round(floor.rps) : 'n/a'} | ${Math.round(service.rps)} | ${ratio} | ${service.p50} / ${service.p99} | ${floor?.p99 ?? 'n/a'} | ${service.peakRssMiB.toFixed(0)} | ${service.non2xx} / ${service.errors} |`,
+      `| ${scenario} | ${floor ? Math.round(floor.rps) : 'n/a'} | ${Math.round(service.rps)} | ${ratio?.toFixed(2) ?? 'n/a'} | ${service.p50} / ${service.p99} | ${floor?.p99 ?? 'n/a'} | ${service.peakRssMiB.toFixed(0)} | ${service.non2xx} / ${service.errors} |`,
     );
   }
   return lines.join('\n');

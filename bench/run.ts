@@ -6,6 +6,7 @@ import { startNodeFlags } from '../scripts/start-flags.js';
 import { measure } from './measure.js';
 import { pinned, startProcess, stop, waitUntilAnswering } from './processes.js';
 import {
+  pairedRatio,
   renderSoak,
   renderTable,
   renderWorkers,
@@ -19,7 +20,7 @@ import { BENCH_PETS, seedBenchDatabase } from './seed.js';
 const { values: args } = parseArgs({
   options: {
     duration: { type: 'string', default: '10' },
-    rounds: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '5' },
     connections: { type: 'string', default: '50' },
     database: { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
     soak: { type: 'string', default: '60' },
@@ -89,10 +90,12 @@ async function compareWithFloor(floorPid: number, servicePid: number): Promise<S
   return scenarios.map(({ name, comparedWith }) => {
     const own = samples.get(name);
     const floorSamples = samples.get(comparedWith ?? name)?.floor ?? [];
+    const serviceSamples = own?.service ?? [];
     return {
       scenario: comparedWith ? `${name} (vs floor ${comparedWith.replace('REST ', '')})` : name,
       floor: floorSamples.length ? summarise(floorSamples) : undefined,
-      service: summarise(own?.service ?? []),
+      service: summarise(serviceSamples),
+      ratio: pairedRatio(serviceSamples, floorSamples),
     };
   });
 }
@@ -137,7 +140,7 @@ process.stdout.write(`\n${report.join('\n\n')}\n`);
 if (!smoke) {
   mkdirSync('bench/results', { recursive: true });
   const file = `bench/results/${new Date().toISOString().slice(0, 10)}.md`;
-  const setup = `${connections} connections, ${duration} s x ${rounds} rounds (medians), soak ${soakSeconds} s, ${BENCH_PETS} pets, server pinned to core ${serverCore}, load on core ${loadCore}, Node ${process.version}`;
+  const setup = `${connections} connections, ${duration} s x ${rounds} rounds (medians; ratio = median of per-round service/floor), soak ${soakSeconds} s, ${BENCH_PETS} pets, server pinned to core ${serverCore}, load on core ${loadCore}, Node ${process.version}`;
   writeFileSync(
     file,
     `# Benchmark ${new Date().toISOString()}\n\n${setup}\n\n${report.join('\n\n')}\n`,
