@@ -24,9 +24,6 @@ export async function executeRows<T extends Record<string, unknown>>(
   return Array.isArray(result) ? (result as T[]) : (result as { rows: T[] }).rows;
 }
 
-/** Column names in the database are the schema's keys in snake_case. */
-export const DATABASE_CASING = 'snake_case';
-
 export type DatabaseOptions =
   { kind: 'postgres'; url: string; poolMax: number } | { kind: 'pglite'; dataDir: string };
 
@@ -69,7 +66,7 @@ function openPostgres(url: string, poolMax: number): DatabaseHandle {
     onnotice: () => undefined,
     connection: { application_name: 'petstore', statement_timeout: STATEMENT_TIMEOUT_MS },
   });
-  const db = drizzlePostgres(client, { schema, casing: DATABASE_CASING });
+  const db = drizzlePostgres(client, { schema, casing: schema.DATABASE_CASING });
   attachArrayRowReader(db, postgresArrayRows(client));
   return {
     kind: 'postgres',
@@ -85,7 +82,7 @@ function openPostgres(url: string, poolMax: number): DatabaseHandle {
 async function openPglite(dataDir: string): Promise<DatabaseHandle> {
   if (!dataDir.includes('://')) mkdirSync(dataDir, { recursive: true });
   const client = await PGlite.create(dataDir);
-  const db = drizzlePglite(client, { schema, casing: DATABASE_CASING });
+  const db = drizzlePglite(client, { schema, casing: schema.DATABASE_CASING });
   attachArrayRowReader(db, pgliteArrayRows(client));
   return {
     kind: 'pglite',

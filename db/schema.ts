@@ -11,6 +11,12 @@ import {
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
 
+/**
+ * Column names in the database are the schema's keys in snake_case: the drizzle instances,
+ * drizzle-kit and statements built without an instance all use this.
+ */
+export const DATABASE_CASING = 'snake_case';
+
 export const petStatus = pgEnum('pet_status', ['available', 'pending', 'sold']);
 
 export const pets = pgTable(

@@ -1,8 +1,8 @@
-import { and, asc, eq, fillPlaceholders, gt, sql } from 'drizzle-orm';
+import { and, asc, eq, fillPlaceholders, gt, sql, type SQL } from 'drizzle-orm';
 import { QueryBuilder } from 'drizzle-orm/pg-core';
 import { arrayRowReader } from '../array-rows.js';
-import { DATABASE_CASING, executeRows, type Database } from '../client.js';
-import { pets } from '../schema.js';
+import { executeRows, type Database } from '../client.js';
+import { DATABASE_CASING, pets } from '../schema.js';
 
 export type PetStatus = (typeof pets.status.enumValues)[number];
 
@@ -34,19 +34,22 @@ const petColumns = {
   status: pets.status,
 };
 
-/** Page statements built once by drizzle; listPets runs them through the driver itself. */
-function pageStatement(filter: 'any status' | 'one status') {
-  const after = gt(pets.id, sql.placeholder('after'));
+/** A page statement built once by drizzle; listPets runs it through the driver itself. */
+function pageStatement(where: SQL | undefined) {
   return new QueryBuilder({ casing: DATABASE_CASING })
     .select(petColumns)
     .from(pets)
-    .where(filter === 'one status' ? and(eq(pets.status, sql.placeholder('status')), after) : after)
+    .where(where)
     .orderBy(asc(pets.id))
     .limit(sql.placeholder('limit'))
     .toSQL();
 }
 
-const pageStatements = { any: pageStatement('any status'), one: pageStatement('one status') };
+const afterId = gt(pets.id, sql.placeholder('after'));
+const pageStatements = {
+  anyStatus: pageStatement(afterId),
+  oneStatus: pageStatement(and(eq(pets.status, sql.placeholder('status')), afterId)),
+};
 
 /**
  * One keyset page: pets after `after` in id order, optionally of one status. `db` is a
@@ -57,7 +60,7 @@ export async function listPets(
   options: { limit: number; status?: PetStatus | undefined; after?: number | undefined },
 ): Promise<PetRow[]> {
   const { limit, status, after = 0 } = options;
-  const statement = status ? pageStatements.one : pageStatements.any;
+  const statement = status ? pageStatements.oneStatus : pageStatements.anyStatus;
   const rows = await arrayRowReader(db)(
     statement.sql,
     fillPlaceholders(statement.params, { status, after, limit }),

@@ -35,7 +35,7 @@ describe('drizzle/ migrations', () => {
     const committed = await latestSnapshot();
     /* eslint-disable @typescript-eslint/no-unsafe-assignment
        -- drizzle-kit/api's snapshot types do not resolve under typescript-eslint (tsc accepts them) */
-    const current = generateDrizzleJson(schema, committed.id, undefined, 'snake_case');
+    const current = generateDrizzleJson(schema, committed.id, undefined, schema.DATABASE_CASING);
     const pending = await generateMigration(committed, current);
     /* eslint-enable @typescript-eslint/no-unsafe-assignment */
     expect(pending).toEqual([]);
