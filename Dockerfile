@@ -1,27 +1,30 @@
 # syntax=docker/dockerfile:1
 
-# Build: compile TypeScript to dist/ with the full dependency set.
+# Build: compile TypeScript to dist/ with the full dependency set, then keep only what runs.
+# No dependency's install script runs (one would phone home); our own patches (patches/,
+# see README) are applied explicitly, since --ignore-scripts also skips our postinstall.
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund --ignore-scripts
+COPY patches ./patches
+RUN npm ci --no-audit --no-fund --ignore-scripts && npx patch-package --error-on-fail
 COPY tsconfig.json tsconfig.build.json ./
 COPY server ./server
 COPY db ./db
 COPY scripts ./scripts
 COPY drizzle ./drizzle
-RUN npm run build
+RUN npm run build && npm prune --omit=dev --no-audit --no-fund --ignore-scripts
 
-# Runtime: production dependencies and the compiled output only, run as the unprivileged
-# "node" user. No install script runs (none is needed; one would phone home).
+# Runtime: production dependencies (as patched) and the compiled output only, run as the
+# unprivileged "node" user.
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=3000 \
     PGLITE_DIR=/data/pglite
 WORKDIR /app
-COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts && npm cache clean --force
+COPY package.json ./
+COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 RUN mkdir -p /data && chown node:node /data
 USER node
