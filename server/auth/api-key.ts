@@ -1,4 +1,4 @@
-import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
+import { hash, randomInt, timingSafeEqual } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 
 /**
@@ -51,7 +51,8 @@ export function parseApiKey(key: string): string | undefined {
 }
 
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
+  // One-shot: no Hash object per request for the garbage collector to finalise.
+  return hash('sha256', key, 'hex');
 }
 
 /** Constant-time comparison of two hex SHA-256 digests. */
