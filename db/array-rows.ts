@@ -16,7 +16,7 @@ const readers = new WeakMap<Database, ArrayRowReader>();
 export function postgresArrayRows(client: Sql): ArrayRowReader {
   // `prepare`: postgres.js parses the statement once per connection and reuses it by its text,
   // as it does for drizzle's prepared queries. The query itself is returned, not awaited in an
-  // async wrapper: with the wrapper, list 100 fell back into the GC pattern listPets describes.
+  // async wrapper: with the wrapper, fresh processes fell into the GC state listPets describes.
   return (text, params) =>
     client.unsafe<unknown[][]>(text, params as never[], { prepare: true }).values();
 }

@@ -66,8 +66,9 @@ export async function listPets(
     fillPlaceholders(statement.params, { status, after, limit }),
   );
   // A loop, not rows.map: postgres.js answers an Array subclass, whose map is several times
-  // slower. The object is built here, not in a helper: with a helper, scavenges under load kept
-  // ~2 MB each instead of ~0.3 MB (--trace-gc-nvp) and a 100-row page cost ~15% more CPU.
+  // slower. The object is built here, not in a helper: in fresh processes under load, the helper
+  // version's scavenges kept ~2 MB each instead of ~0.3 MB (--trace-gc-nvp). That GC state also
+  // flips with process history (README, Performance), so measure before reshaping this loop.
   const page = new Array<PetRow>(rows.length);
   let index = 0;
   for (const row of rows) {
