@@ -20,7 +20,13 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
     // pid tells the processes of one instance apart when WORKERS > 1.
     base: { service: 'petstore', pid: process.pid },
     timestamp: pino.stdTimeFunctions.isoTime,
-    redact: { paths: ['req.headers.authorization', '*.authorization'], censor: '[redacted]' },
+    // Credentials never go into a log line on purpose; these catch a request or its headers
+    // logged whole. Literal paths only: pino runs a wildcard-first path ('*.authorization') over
+    // every key of every line, which was ~5% of a request's allocations in a heap profile.
+    redact: {
+      paths: ['req.headers.authorization', 'headers.authorization', 'err.headers.authorization'],
+      censor: '[redacted]',
+    },
   };
   if (destination) return pino(options, destination);
   if (process.stdout.isTTY && prettyAvailable()) {
