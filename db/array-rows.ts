@@ -31,6 +31,11 @@ export function attachArrayRowReader(db: Database, reader: ArrayRowReader): void
   readers.set(db, reader);
 }
 
+/** The reader of a database opened by openDatabase; undefined for a transaction. */
+export function findArrayRowReader(db: Database): ArrayRowReader | undefined {
+  return readers.get(db);
+}
+
 /** The reader of a database opened by openDatabase; a transaction has none. */
 export function arrayRowReader(db: Database): ArrayRowReader {
   const reader = readers.get(db);

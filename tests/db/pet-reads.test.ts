@@ -1,6 +1,12 @@
 import { and, asc, eq, gt } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertPets, listPets, type NewPetRow, type PetStatus } from '../../db/queries/pets.js';
+import {
+  findPet,
+  insertPets,
+  listPets,
+  type NewPetRow,
+  type PetStatus,
+} from '../../db/queries/pets.js';
 import { pets } from '../../db/schema.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
@@ -51,5 +57,25 @@ describe('listPets', () => {
     const [first] = await listPets(database.handle.db, { limit: 1 });
     expect(typeof first?.id).toBe('number');
     expect(typeof first?.categoryId).toBe('number');
+  });
+});
+
+describe('findPet', () => {
+  it('answers the same pet on the database (array rows) and in a transaction (drizzle)', async () => {
+    const { db } = database.handle;
+    for (const id of [1, 2, 17, 30]) {
+      const direct = await findPet(db, id);
+      const inTransaction = await db.transaction((tx) => findPet(tx, id));
+      expect(direct).toEqual(inTransaction);
+      expect(direct).toEqual((await drizzlePage({ limit: 1, after: id - 1 }))[0]);
+      expect(typeof direct?.id).toBe('number');
+      expect(typeof direct?.categoryId).toBe('number');
+    }
+  });
+
+  it('answers undefined for an id no pet has, on both paths', async () => {
+    const { db } = database.handle;
+    expect(await findPet(db, 1_000)).toBeUndefined();
+    expect(await db.transaction((tx) => findPet(tx, 1_000))).toBeUndefined();
   });
 });
