@@ -1,4 +1,4 @@
-import { pinned, rssMiB, runToJson } from './processes.js';
+import { cpuSeconds, pinned, rssMiB, runToJson } from './processes.js';
 import type { Sample } from './report.js';
 import type { Scenario } from './scenarios.js';
 
@@ -48,9 +48,13 @@ export async function measure(
     JSON.stringify(spec),
   ]);
   try {
-    const result = await runToJson<Omit<Sample, 'peakRssMiB'>>(command, commandArgs);
+    const cpuBefore = cpuSeconds(pid);
+    const { requests: total, ...result } = await runToJson<
+      Omit<Sample, 'peakRssMiB' | 'cpuUsPerRequest'> & { requests: number }
+    >(command, commandArgs);
     return {
       ...result,
+      cpuUsPerRequest: total > 0 ? ((cpuSeconds(pid) - cpuBefore) * 1e6) / total : 0,
       peakRssMiB: Math.max(...rssTimeline.map(([, rss]) => rss)),
       rssTimeline,
     };

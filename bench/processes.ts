@@ -30,6 +30,13 @@ export function runToJson<T>(command: string, args: string[]): Promise<T> {
   });
 }
 
+/** CPU time (user + system) a process has used so far, in seconds; /proc counts in 1/100 s. */
+export function cpuSeconds(pid: number): number {
+  // The command name (field 2) may hold spaces; the fields after it are space-separated.
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 /** Resident set size of a process in MiB, from /proc (taskset execs, so the pid is node's). */
 export function rssMiB(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');

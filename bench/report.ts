@@ -5,6 +5,8 @@ export interface Sample {
   non2xx: number;
   errors: number;
   peakRssMiB: number;
+  /** The server's own CPU time (user + system) per request answered, in µs. */
+  cpuUsPerRequest: number;
 }
 
 export interface ScenarioResult {
@@ -13,6 +15,8 @@ export interface ScenarioResult {
   service: Sample;
   /** Median of the per-round ratios service/floor; undefined without a floor. */
   ratio: number | undefined;
+  /** Median of the per-round ratios floor CPU per request / service CPU per request. */
+  cpuRatio: number | undefined;
 }
 
 const median = (values: number[]) => {
@@ -25,10 +29,14 @@ const median = (values: number[]) => {
  * round's service figure is divided by the same round's floor figure, taken moments apart,
  * and the median of those ratios is reported rather than a ratio of medians.
  */
-export function pairedRatio(service: Sample[], floor: Sample[]): number | undefined {
+export function pairedRatio(
+  service: Sample[],
+  floor: Sample[],
+  figure: (sample: Sample) => number = (sample) => sample.rps,
+): number | undefined {
   const ratios = service.flatMap((sample, round) => {
     const paired = floor[round];
-    return paired && paired.rps > 0 ? [sample.rps / paired.rps] : [];
+    return paired && figure(paired) > 0 ? [figure(sample) / figure(paired)] : [];
   });
   return ratios.length > 0 ? median(ratios) : undefined;
 }
@@ -42,17 +50,18 @@ export function summarise(samples: Sample[]): Sample {
     non2xx: samples.reduce((sum, s) => sum + s.non2xx, 0),
     errors: samples.reduce((sum, s) => sum + s.errors, 0),
     peakRssMiB: Math.max(...samples.map((s) => s.peakRssMiB)),
+    cpuUsPerRequest: median(samples.map((s) => s.cpuUsPerRequest)),
   };
 }
 
 export function renderTable(results: ScenarioResult[]): string {
   const lines = [
-    '| scenario | floor req/s | service req/s | ratio | service p50 / p99 ms | floor p99 ms | service peak RSS MiB | non-2xx / errors |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|',
+    '| scenario | floor req/s | service req/s | ratio | CPU µs/req floor / service | CPU ratio | service p50 / p99 ms | floor p99 ms | service peak RSS MiB | non-2xx / errors |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
-  for (const { scenario, floor, service, ratio } of results) {
+  for (const { scenario, floor, service, ratio, cpuRatio } of results) {
     lines.push(
-      `| ${scenario} | ${floor ? Math.round(floor.rps) : 'n/a'} | ${Math.round(service.rps)} | ${ratio?.toFixed(2) ?? 'n/a'} | ${service.p50} / ${service.p99} | ${floor?.p99 ?? 'n/a'} | ${service.peakRssMiB.toFixed(0)} | ${service.non2xx} / ${service.errors} |`,
+      `| ${scenario} | ${floor ? Math.round(floor.rps) : 'n/a'} | ${Math.round(service.rps)} | ${ratio?.toFixed(2) ?? 'n/a'} | ${floor ? Math.round(floor.cpuUsPerRequest) : 'n/a'} / ${Math.round(service.cpuUsPerRequest)} | ${cpuRatio?.toFixed(2) ?? 'n/a'} | ${service.p50} / ${service.p99} | ${floor?.p99 ?? 'n/a'} | ${service.peakRssMiB.toFixed(0)} | ${service.non2xx} / ${service.errors} |`,
     );
   }
   return lines.join('\n');

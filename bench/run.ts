@@ -105,6 +105,8 @@ async function compareWithFloor(floorPid: number, servicePid: number): Promise<S
       floor: floor.length ? summarise(floor) : undefined,
       service: summarise(service),
       ratio: pairedRatio(service, floor),
+      // floor / service: a service that needs more CPU per request scores below 1, as for req/s.
+      cpuRatio: pairedRatio(floor, service, (sample) => sample.cpuUsPerRequest),
     };
   });
 }
