@@ -50,11 +50,14 @@ export async function measure(
   try {
     const cpuBefore = cpuSeconds(pid);
     const { requests: total, ...result } = await runToJson<
-      Omit<Sample, 'peakRssMiB' | 'cpuUsPerRequest'> & { requests: number }
+      Omit<Sample, 'peakRssMiB' | 'cpuUsPerRequest' | 'coreBusy'> & { requests: number }
     >(command, commandArgs);
+    const cpu = cpuSeconds(pid) - cpuBefore;
     return {
       ...result,
-      cpuUsPerRequest: total > 0 ? ((cpuSeconds(pid) - cpuBefore) * 1e6) / total : 0,
+      cpuUsPerRequest: total > 0 ? (cpu * 1e6) / total : 0,
+      // The window also holds the load generator's start, when the server is idle.
+      coreBusy: cpu / settings.duration,
       peakRssMiB: Math.max(...rssTimeline.map(([, rss]) => rss)),
       rssTimeline,
     };

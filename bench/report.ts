@@ -7,6 +7,8 @@ export interface Sample {
   peakRssMiB: number;
   /** The server's own CPU time (user + system) per request answered, in µs. */
   cpuUsPerRequest: number;
+  /** Share of one core the server used over the run: near 1 when its core is the bottleneck. */
+  coreBusy: number;
 }
 
 export interface ScenarioResult {
@@ -51,17 +53,18 @@ export function summarise(samples: Sample[]): Sample {
     errors: samples.reduce((sum, s) => sum + s.errors, 0),
     peakRssMiB: Math.max(...samples.map((s) => s.peakRssMiB)),
     cpuUsPerRequest: median(samples.map((s) => s.cpuUsPerRequest)),
+    coreBusy: median(samples.map((s) => s.coreBusy)),
   };
 }
 
 export function renderTable(results: ScenarioResult[]): string {
   const lines = [
-    '| scenario | floor req/s | service req/s | ratio | CPU µs/req floor / service | CPU ratio | service p50 / p99 ms | floor p99 ms | service peak RSS MiB | non-2xx / errors |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| scenario | floor req/s | service req/s | ratio | CPU µs/req floor / service | CPU ratio | core busy % floor / service | service p50 / p99 ms | floor p99 ms | service peak RSS MiB | non-2xx / errors |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const { scenario, floor, service, ratio, cpuRatio } of results) {
     lines.push(
-      `| ${scenario} | ${floor ? Math.round(floor.rps) : 'n/a'} | ${Math.round(service.rps)} | ${ratio?.toFixed(2) ?? 'n/a'} | ${floor ? Math.round(floor.cpuUsPerRequest) : 'n/a'} / ${Math.round(service.cpuUsPerRequest)} | ${cpuRatio?.toFixed(2) ?? 'n/a'} | ${service.p50} / ${service.p99} | ${floor?.p99 ?? 'n/a'} | ${service.peakRssMiB.toFixed(0)} | ${service.non2xx} / ${service.errors} |`,
+      `| ${scenario} | ${floor ? Math.round(floor.rps) : 'n/a'} | ${Math.round(service.rps)} | ${ratio?.toFixed(2) ?? 'n/a'} | ${floor ? Math.round(floor.cpuUsPerRequest) : 'n/a'} / ${Math.round(service.cpuUsPerRequest)} | ${cpuRatio?.toFixed(2) ?? 'n/a'} | ${floor ? Math.round(floor.coreBusy * 100) : 'n/a'} / ${Math.round(service.coreBusy * 100)} | ${service.p50} / ${service.p99} | ${floor?.p99 ?? 'n/a'} | ${service.peakRssMiB.toFixed(0)} | ${service.non2xx} / ${service.errors} |`,
     );
   }
   return lines.join('\n');
