@@ -1,8 +1,9 @@
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { DatabaseHandle } from '../db/client.js';
 import { Authenticator } from './auth/authenticator.js';
 import { createRequestHandler } from './http/handler.js';
+import { trackInFlight } from './http/in-flight.js';
 import { startIdempotencyPurge } from './idempotency/purge.js';
 import type { Logger } from './logger.js';
 import { buildOpenApiDocument } from './openapi/document.js';
@@ -85,7 +86,6 @@ export function createApp(options: AppOptions): App {
     logger.warn({ err: error }, 'could not purge expired idempotency keys');
   });
   let closing = false;
-  const inFlight = new Set<ServerResponse>();
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const server = createServer(
     {
@@ -102,11 +102,11 @@ export function createApp(options: AppOptions): App {
       // While closing, each answer ends its connection: a keep-alive client must not hold
       // shutdown open until its socket idles out.
       if (closing) res.setHeader('connection', 'close');
-      inFlight.add(res);
-      res.once('close', () => inFlight.delete(res));
+      inFlight.enter(req, res);
       handler(req, res);
     },
   );
+  const inFlight = trackInFlight(server);
 
   return {
     server,
@@ -123,7 +123,7 @@ export function createApp(options: AppOptions): App {
     close: async (graceMs = 10_000) => {
       await new Promise<void>((resolve) => {
         closing = true;
-        for (const res of inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
+        for (const res of inFlight.unsent()) res.setHeader('connection', 'close');
         const force = setTimeout(() => {
           server.closeAllConnections();
         }, graceMs);
