@@ -87,26 +87,24 @@ export function createApp(options: AppOptions): App {
   });
   let closing = false;
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
-  const server = createServer(
-    {
-      // Slow clients must not hold sockets: a whole request within 30 s, headers within 10 s.
-      requestTimeout: timeouts.requestMs,
-      headersTimeout: timeouts.headersMs,
-      keepAliveTimeout: timeouts.keepAliveMs,
-      // node checks the timeouts every connectionsCheckingInterval (30 s by default): check
-      // often enough that a lowered timeout is honoured near its value.
-      connectionsCheckingInterval: Math.min(30_000, Math.ceil(timeouts.headersMs / 4)),
-      maxHeaderSize: 16 * 1024,
-    },
-    (req, res) => {
-      // While closing, each answer ends its connection: a keep-alive client must not hold
-      // shutdown open until its socket idles out.
-      if (closing) res.setHeader('connection', 'close');
-      inFlight.enter(req, res);
-      handler(req, res);
-    },
-  );
+  const server = createServer({
+    // Slow clients must not hold sockets: a whole request within 30 s, headers within 10 s.
+    requestTimeout: timeouts.requestMs,
+    headersTimeout: timeouts.headersMs,
+    keepAliveTimeout: timeouts.keepAliveMs,
+    // node checks the timeouts every connectionsCheckingInterval (30 s by default): check
+    // often enough that a lowered timeout is honoured near its value.
+    connectionsCheckingInterval: Math.min(30_000, Math.ceil(timeouts.headersMs / 4)),
+    maxHeaderSize: 16 * 1024,
+  });
   const inFlight = trackInFlight(server);
+  server.on('request', (req, res) => {
+    // While closing, each answer ends its connection: a keep-alive client must not hold
+    // shutdown open until its socket idles out.
+    if (closing) res.setHeader('connection', 'close');
+    inFlight.enter(req, res);
+    handler(req, res);
+  });
 
   return {
     server,

@@ -29,6 +29,7 @@ export function trackInFlight(server: Server): InFlight {
     enter(req, res) {
       const socket = req.socket as TrackedSocket;
       socket[CURRENT] = res;
+      // Cleared when it ends, so an idle keep-alive connection does not hold a finished request.
       res.once('close', () => {
         if (socket[CURRENT] === res) socket[CURRENT] = undefined;
       });
