@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
-import { callProcedure } from '@trpc/server/unstable-core-do-not-import';
 import type { OpenApiRouter } from 'trpc-to-openapi';
 import type { Context } from '../context.js';
+import { createProcedureCaller } from '../procedure-call.js';
 import { isJsonContentType, parseJson, readBody } from './body.js';
 import { deprecationHeaders } from './deprecation.js';
 import { sendJson } from './respond.js';
@@ -81,6 +81,7 @@ async function bodyInput(
  */
 export function createRestHandler(router: OpenApiRouter) {
   const routes = restRoutesOf(router);
+  const procedures = createProcedureCaller(router);
 
   /**
    * Matches the route once and sets the headers every answer on it carries, before
@@ -118,15 +119,11 @@ export function createRestHandler(router: OpenApiRouter) {
     const input = route.acceptsBody
       ? await bodyInput(req, route, state.url, params)
       : { ...queryInput(route, state.url), ...pathInput(route, params) };
-    // What createCaller does for one call, without building its proxy on every request.
-    const output: unknown = await callProcedure({
-      router,
+    const output = await procedures.call({
       path: route.procedure,
       type: route.type,
       ctx,
       getRawInput: () => Promise.resolve(input),
-      signal: undefined,
-      batchIndex: 0,
     });
     sendJson(res, route.successStatus, output, { ...state.headers, ...ctx.responseHeaders });
   };

@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { TRPCError, type AnyTRPCRouter } from '@trpc/server';
 import {
-  callProcedure,
   getErrorShape,
   getHTTPStatusCode,
   getTRPCErrorFromUnknown,
@@ -15,6 +14,7 @@ import {
   type TRPCResponse,
 } from '@trpc/server/unstable-core-do-not-import';
 import type { Context } from '../context.js';
+import { createProcedureCaller } from '../procedure-call.js';
 import type { RequestState } from './request-state.js';
 import { sendJson } from './respond.js';
 import { leanCallOf, type LeanCall } from './trpc-lean-call.js';
@@ -48,13 +48,14 @@ interface Outcome {
 /**
  * Plain tRPC calls (see leanCallOf) answered without tRPC's node adapter, which builds a WHATWG
  * Request, an AbortController that is never aborted after a normal answer, and a web stream per
- * call. The procedure runs through tRPC's own callProcedure, and the answer is the one the
+ * call. The procedure runs as tRPC's own runner runs it (server/procedure-call.ts), and the answer is the one the
  * adapter's resolveResponse builds, byte for byte, sent with Content-Length instead of chunked.
  * Returns undefined for a request it leaves to the adapter.
  */
 export function createLeanTrpcHandler(router: AnyTRPCRouter) {
   // AnyTRPCRouter types its config with `any`; every router's config is a RootConfig of some root.
   const config = router._def._config as RootConfig<AnyRootTypes>;
+  const procedures = createProcedureCaller(router);
 
   async function outcomeOf(
     call: LeanCall,
@@ -76,15 +77,7 @@ export function createLeanTrpcHandler(router: AnyTRPCRouter) {
     };
     let data: unknown;
     try {
-      data = await callProcedure({
-        router,
-        path,
-        type: call.type,
-        ctx,
-        getRawInput: call.getRawInput,
-        signal: undefined,
-        batchIndex: 0,
-      });
+      data = await procedures.call({ path, type: call.type, ctx, getRawInput: call.getRawInput });
     } catch (cause) {
       return failed(getTRPCErrorFromUnknown(cause), path, call.readInput());
     }
