@@ -48,9 +48,9 @@ interface Outcome {
 /**
  * Plain tRPC calls (see leanCallOf) answered without tRPC's node adapter, which builds a WHATWG
  * Request, an AbortController that is never aborted after a normal answer, and a web stream per
- * call. The procedure runs as tRPC's own runner runs it (server/procedure-call.ts), and the answer is the one the
- * adapter's resolveResponse builds, byte for byte, sent with Content-Length instead of chunked.
- * Returns undefined for a request it leaves to the adapter.
+ * call. The procedure runs as tRPC's own runner runs it (server/procedure-call.ts), and the
+ * answer is the one the adapter's resolveResponse builds, byte for byte, sent with
+ * Content-Length instead of chunked. Returns undefined for a request it leaves to the adapter.
  */
 export function createLeanTrpcHandler(router: AnyTRPCRouter) {
   // AnyTRPCRouter types its config with `any`; every router's config is a RootConfig of some root.

@@ -3,10 +3,15 @@ import type { Database } from '../../db/client.js';
 import type { PetStatus } from '../../db/queries/pets.js';
 import { pets } from '../../db/schema.js';
 import type { NewPetSchema } from '../../server/schemas/pet.js';
+import type { Principal } from '../../server/auth/authenticator.js';
 
 type NewPet = z.input<typeof NewPetSchema>;
 
 let sequence = 0;
+
+/** The callers router tests act as, one per key scope. */
+export const writer: Principal = { keyId: 'writer', scope: 'write' };
+export const reader: Principal = { keyId: 'reader', scope: 'read' };
 
 export function newPet(overrides: Partial<NewPet> = {}): NewPet {
   sequence += 1;

@@ -5,11 +5,9 @@ import type { Principal } from '../../server/auth/authenticator.js';
 import { purgeExpiredIdempotencyKeys } from '../../server/idempotency/purge.js';
 import { callerFor, rejection } from '../helpers/caller.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { newPet } from '../helpers/factories.js';
+import { newPet, reader, writer } from '../helpers/factories.js';
 
-const writer: Principal = { keyId: 'writer', scope: 'write' };
 const otherWriter: Principal = { keyId: 'other-writer', scope: 'write' };
-const reader: Principal = { keyId: 'reader', scope: 'read' };
 
 let database: TestDatabase;
 

@@ -8,10 +8,7 @@ import { createContextInner } from '../../server/context.js';
 import { createCaller } from '../../server/routers/_app.js';
 import { callerFor, rejection } from '../helpers/caller.js';
 import { createTestDatabase, testDatabaseTarget, type TestDatabase } from '../helpers/database.js';
-import { insertManyPets, newPet } from '../helpers/factories.js';
-
-const reader: Principal = { keyId: 'reader', scope: 'read' };
-const writer: Principal = { keyId: 'writer', scope: 'write' };
+import { insertManyPets, newPet, reader, writer } from '../helpers/factories.js';
 
 let database: TestDatabase;
 let soldIds: number[];

@@ -4,10 +4,7 @@ import type { Principal } from '../../server/auth/authenticator.js';
 import { createContextInner } from '../../server/context.js';
 import { createCaller } from '../../server/routers/_app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { newPet } from '../helpers/factories.js';
-
-const writer: Principal = { keyId: 'writer', scope: 'write' };
-const reader: Principal = { keyId: 'reader', scope: 'read' };
+import { newPet, reader, writer } from '../helpers/factories.js';
 
 let database: TestDatabase;
 

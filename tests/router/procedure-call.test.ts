@@ -14,10 +14,8 @@ import { createContextInner } from '../../server/context.js';
 import { createProcedureCaller } from '../../server/procedure-call.js';
 import { appRouter } from '../../server/routers/_app.js';
 import { authedProcedure, router, scopedProcedure } from '../../server/trpc.js';
+import { reader, writer } from '../helpers/factories.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-
-const writer: Principal = { keyId: 'writer', scope: 'write' };
-const reader: Principal = { keyId: 'reader', scope: 'read' };
 
 let database: TestDatabase;
 beforeAll(async () => {
