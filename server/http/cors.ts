@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 
 /** What a browser script may read from our responses beyond the CORS-safelisted headers. */
 const EXPOSED_HEADERS = [
@@ -21,29 +21,28 @@ const ALLOWED_METHODS = 'GET, HEAD, POST, OPTIONS';
 const PREFLIGHT_MAX_AGE_SECONDS = '600';
 
 /**
- * CORS for the configured origins only. Returns true when it answered the request itself: a
- * preflight, which browsers send without credentials, so it must not meet authentication.
+ * CORS for the configured origins only. Adds its headers to `headers` (those every answer to
+ * the request carries) and returns true for a preflight, which the caller answers with an empty
+ * 204: browsers send preflights without credentials, so they must not meet authentication.
  * Other origins get no CORS headers, and the browser keeps our answers from their scripts.
  */
 export function createCors(origins: readonly string[]) {
   const allowed = new Set(origins);
-  return (req: IncomingMessage, res: ServerResponse): boolean => {
+  return (req: IncomingMessage, headers: Record<string, string>): boolean => {
     if (allowed.size === 0) return false;
     // Answers differ by Origin, so shared caches must keep them apart.
-    res.setHeader('vary', 'Origin');
+    headers.vary = 'Origin';
     const origin = req.headers.origin;
     if (origin === undefined || !allowed.has(origin)) return false;
-    res.setHeader('access-control-allow-origin', origin);
+    headers['access-control-allow-origin'] = origin;
     const preflight = req.method === 'OPTIONS' && req.headers['access-control-request-method'];
     if (!preflight) {
-      res.setHeader('access-control-expose-headers', EXPOSED_HEADERS);
+      headers['access-control-expose-headers'] = EXPOSED_HEADERS;
       return false;
     }
-    res.setHeader('access-control-allow-methods', ALLOWED_METHODS);
-    res.setHeader('access-control-allow-headers', ALLOWED_HEADERS);
-    res.setHeader('access-control-max-age', PREFLIGHT_MAX_AGE_SECONDS);
-    res.statusCode = 204;
-    res.end();
+    headers['access-control-allow-methods'] = ALLOWED_METHODS;
+    headers['access-control-allow-headers'] = ALLOWED_HEADERS;
+    headers['access-control-max-age'] = PREFLIGHT_MAX_AGE_SECONDS;
     return true;
   };
 }

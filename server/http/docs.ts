@@ -5,7 +5,8 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 
-type Serve = (req: IncomingMessage, res: ServerResponse) => void;
+/** Serves an asset with `headers`, those every answer to the request carries. */
+type Serve = (req: IncomingMessage, res: ServerResponse, headers: Record<string, string>) => void;
 
 interface Asset {
   path: string;
@@ -104,8 +105,10 @@ function accepts(req: IncomingMessage, encoding: string): boolean {
 }
 
 function serveAsset(item: Asset, extraHeaders: Record<string, string> = {}): Serve {
-  return (req, res) => {
-    for (const [name, value] of Object.entries(extraHeaders)) res.setHeader(name, value);
+  return (req, res, headers) => {
+    for (const [name, value] of Object.entries({ ...headers, ...extraHeaders })) {
+      res.setHeader(name, value);
+    }
     res.setHeader('content-type', item.type);
     res.setHeader('cache-control', item.cacheControl);
     res.setHeader('etag', item.etag);

@@ -84,14 +84,14 @@ export function createRequestHandler(deps: HandlerDeps) {
     const publicRoute = publicRoutes.get(path);
     if (publicRoute) return publicRoute(req, res, state);
     if (path === '/v1' || path.startsWith('/v1/')) {
-      res.setHeader('cache-control', NO_STORE);
+      state.headers['cache-control'] = NO_STORE;
       const restPath = path.slice('/v1'.length) || '/';
       const match = rest.match(req.method ?? 'GET', restPath, state);
       const ctx = await contextFor(req, state);
       return rest.handle(req, res, state, match, ctx);
     }
     if (path.startsWith('/trpc/')) {
-      res.setHeader('cache-control', NO_STORE);
+      state.headers['cache-control'] = NO_STORE;
       // Procedure paths hold no ids, so the path itself is the route template for logs.
       state.route = path;
       const ctx = await contextFor(req, state);
@@ -106,8 +106,6 @@ export function createRequestHandler(deps: HandlerDeps) {
 
   return (req: IncomingMessage, res: ServerResponse): void => {
     const state = createRequestState(req, deps);
-    res.setHeader('x-request-id', state.requestId);
-    res.setHeader('x-content-type-options', 'nosniff');
     res.once('finish', () => {
       if (state.route === '/healthz' || state.route === '/readyz') return;
       logger.info({
@@ -119,8 +117,10 @@ export function createRequestHandler(deps: HandlerDeps) {
         keyId: state.keyId,
       });
     });
-    if (cors(req, res)) {
+    if (cors(req, state.headers)) {
       state.route = 'CORS preflight';
+      res.writeHead(204, state.headers);
+      res.end();
       return;
     }
     route(req, res, state).catch((cause: unknown) => {

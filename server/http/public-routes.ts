@@ -48,14 +48,14 @@ export function createPublicRoutes(deps: {
   return new Map<string, PublicRoute>([
     [
       '/healthz',
-      readOnly('/healthz', (_req, res) => {
-        sendJson(res, 200, { status: 'ok' });
+      readOnly('/healthz', (_req, res, state) => {
+        sendJson(res, 200, { status: 'ok' }, state.headers);
         return Promise.resolve();
       }),
     ],
     [
       '/readyz',
-      readOnly('/readyz', async (_req, res) => {
+      readOnly('/readyz', async (_req, res, state) => {
         try {
           await withTimeout(deps.database.ping(), READY_TIMEOUT_MS);
         } catch (cause) {
@@ -65,22 +65,25 @@ export function createPublicRoutes(deps: {
             cause,
           });
         }
-        sendJson(res, 200, { status: 'ready' });
+        sendJson(res, 200, { status: 'ready' }, state.headers);
       }),
     ],
     [
       '/v1/openapi.json',
-      readOnly('/v1/openapi.json', (_req, res) => {
-        res.setHeader('content-type', 'application/json');
-        res.setHeader('content-length', Buffer.byteLength(openApiJson));
+      readOnly('/v1/openapi.json', (_req, res, state) => {
+        res.writeHead(200, {
+          ...state.headers,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(openApiJson),
+        });
         res.end(openApiJson);
         return Promise.resolve();
       }),
     ],
     ...docsRoutes(deps.openApiDocument).map(([path, serve]): [string, PublicRoute] => [
       path,
-      readOnly(path.startsWith('/docs/assets/') ? '/docs/assets' : path, (req, res) => {
-        serve(req, res);
+      readOnly(path.startsWith('/docs/assets/') ? '/docs/assets' : path, (req, res, state) => {
+        serve(req, res, state.headers);
         return Promise.resolve();
       }),
     ]),

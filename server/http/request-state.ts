@@ -11,7 +11,10 @@ export interface RequestState {
   /** Route template for logs, once known. */
   route: string | undefined;
   keyId: string | undefined;
-  /** Headers every answer to this request carries, error or not. */
+  /**
+   * Headers every answer to this request carries, error or not; they go out with the status in
+   * one writeHead call (server/http/respond.ts), never through res.setHeader.
+   */
   headers: Record<string, string>;
   startedAt: number;
 }
@@ -51,7 +54,7 @@ export function createRequestState(
     origin: originOf(req, options.trustProxy, options.fallbackOrigin),
     route: undefined,
     keyId: undefined,
-    headers: {},
+    headers: { 'x-request-id': requestId, 'x-content-type-options': 'nosniff' },
     startedAt: performance.now(),
   };
 }

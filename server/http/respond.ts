@@ -9,10 +9,14 @@ export function sendJson(
   headers: Record<string, string> = {},
 ): void {
   const payload = JSON.stringify(body);
-  res.statusCode = status;
-  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-  res.setHeader('content-type', 'application/json');
-  res.setHeader('content-length', Buffer.byteLength(payload));
+  // One writeHead call: with no header set on `res` before, node sends this object as it is,
+  // without the per-response header map each setHeader call fills and writeHead walks again.
+  // Headers set earlier (shutdown's `connection: close`) are kept unless named here again.
+  res.writeHead(status, {
+    ...headers,
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(payload),
+  });
   res.end(payload);
 }
 

@@ -5,7 +5,7 @@ import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import { getErrorShape, type TRPCErrorShape } from '@trpc/server/unstable-core-do-not-import';
 import { MAX_BODY_BYTES } from './body.js';
 import { sendJson } from './respond.js';
-import { createLeanTrpcHandler, type TrpcCallHandler } from './trpc-lean.js';
+import { createLeanTrpcHandler, trpcAnswerHeaders, type TrpcCallHandler } from './trpc-lean.js';
 
 /**
  * `/trpc` calls: plain ones on the lean path, the rest (batches, subscriptions, a wrong method,
@@ -26,7 +26,7 @@ export function createTrpcHandler(
       path,
       maxBodySize: MAX_BODY_BYTES,
       createContext: () => ctx,
-      responseMeta: () => ({ headers: { ...state.headers, ...ctx.responseHeaders } }),
+      responseMeta: () => ({ headers: trpcAnswerHeaders(state, ctx) }),
       onError: ({ error }) => {
         onError(error);
       },

@@ -22,6 +22,12 @@ import { leanCallOf, type LeanCall } from './trpc-lean-call.js';
 /** The adapter sends it on every answer; caches in front must not see a difference. */
 const VARY = 'trpc-accept, accept';
 
+/** The headers of a `/trpc` answer on either path: tRPC's Vary joined with CORS's `Origin`. */
+export function trpcAnswerHeaders(state: RequestState, ctx: Context): Record<string, string> {
+  const vary = state.headers.vary;
+  return { ...state.headers, ...ctx.responseHeaders, vary: vary ? `${VARY}, ${vary}` : VARY };
+}
+
 /** A result tRPC will not send as one JSON answer: it needs a streaming link. */
 function isDataStream(data: unknown): boolean {
   if (!isObject(data)) return false;
@@ -104,11 +110,7 @@ export function createLeanTrpcHandler(router: AnyTRPCRouter) {
     const call = leanCallOf(router, req, state.url, path);
     if (!call) return undefined;
     return outcomeOf(call, path, ctx, onError).then(({ envelope, error }) => {
-      const headers: Record<string, string> = {
-        vary: VARY,
-        ...state.headers,
-        ...ctx.responseHeaders,
-      };
+      const headers = trpcAnswerHeaders(state, ctx);
       // readBody stopped reading: the rest of the body must not be taken for the next request.
       if (error?.code === 'PAYLOAD_TOO_LARGE') headers.connection = 'close';
       // The status from the formatted shape, as the adapter takes it, not from the error's code.

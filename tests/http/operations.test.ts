@@ -104,6 +104,21 @@ describe('CORS', () => {
     expect(response.headers.get('vary')).toContain('Origin');
   });
 
+  it.each([
+    ['the lean path', `/trpc/pets.list?input=${encodeURIComponent('{}')}`],
+    ['the adapter (a batch)', `/trpc/pets.list?batch=1&input=${encodeURIComponent('{"0":{}}')}`],
+  ])(
+    'varies a tRPC answer by Origin as well as by the headers tRPC reads, on %s',
+    async (_, path) => {
+      const response = await fetch(`${server.origin}${path}`, {
+        headers: { ...bearer, origin: ALLOWED },
+      });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('access-control-allow-origin')).toBe(ALLOWED);
+      expect(response.headers.get('vary')).toBe('trpc-accept, accept, Origin');
+    },
+  );
+
   it('gives another origin nothing', async () => {
     const response = await server.api('GET', '/v1/pets', {
       headers: { origin: 'https://evil.test' },
@@ -123,6 +138,8 @@ describe('CORS', () => {
     });
     expect(response.status).toBe(204);
     expect(response.headers.get('access-control-allow-origin')).toBe(ALLOWED);
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(response.headers.get('x-request-id')).toMatch(UUID);
     expect(response.headers.get('access-control-allow-methods')).toContain('POST');
     const allowed = (response.headers.get('access-control-allow-headers') ?? '').toLowerCase();
     for (const name of ['authorization', 'content-type', 'idempotency-key', 'x-request-id']) {
