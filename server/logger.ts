@@ -13,13 +13,29 @@ function prettyAvailable(): boolean {
   }
 }
 
+let stampedAt = -1;
+let stamp = '';
+
+/**
+ * pino's isoTime, formatted once per millisecond: a busy server writes several lines in the same
+ * millisecond, and formatting the date was ~1.8 µs of each request's CPU (profiled under load).
+ */
+function isoTimeByMillisecond(): string {
+  const now = Date.now();
+  if (now !== stampedAt) {
+    stampedAt = now;
+    stamp = `,"time":"${new Date(now).toISOString()}"`;
+  }
+  return stamp;
+}
+
 /** JSON lines; pretty only when a person is watching a terminal. */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
   const options: pino.LoggerOptions = {
     level,
     // pid tells the processes of one instance apart when WORKERS > 1.
     base: { service: 'petstore', pid: process.pid },
-    timestamp: pino.stdTimeFunctions.isoTime,
+    timestamp: isoTimeByMillisecond,
     // Credentials never go into a log line on purpose; these catch a request or its headers
     // logged whole. Literal paths only: pino runs a wildcard-first path ('*.authorization') over
     // every key of every line, which was ~5% of a request's allocations in a heap profile.

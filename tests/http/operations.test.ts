@@ -58,6 +58,20 @@ describe('request log', () => {
     expect(get?.durationMs).toEqual(expect.any(Number));
   });
 
+  it('stamps each line with the moment it was written, in ISO 8601', async () => {
+    const before = Date.now();
+    await server.api('GET', '/v1/pets', { headers: { 'x-request-id': 'stamped-1' } });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await server.api('GET', '/v1/pets', { headers: { 'x-request-id': 'stamped-2' } });
+    const first = String(logFor('stamped-1')[0]?.time);
+    const second = String(logFor('stamped-2')[0]?.time);
+    expect(first).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    expect(Date.parse(first)).toBeGreaterThanOrEqual(before);
+    // Formatted once per millisecond: a later line must not reuse an earlier stamp.
+    expect(Date.parse(second)).toBeGreaterThan(Date.parse(first));
+    expect(Date.parse(second)).toBeLessThanOrEqual(Date.now());
+  });
+
   it('names the tRPC procedure as the route of a tRPC call', async () => {
     await fetch(`${server.origin}/trpc/pets.list`, {
       headers: { authorization: `Bearer ${TEST_KEY}`, 'x-request-id': 'trpc-1' },
