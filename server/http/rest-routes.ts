@@ -1,6 +1,7 @@
 import {
   forEachOpenApiProcedure,
   getInputOutputParsers,
+  getPathParameters,
   getPathRegExp,
   instanceofZodTypeKind,
   normalizePath,
@@ -15,6 +16,8 @@ export interface RestRoute {
   /** The OpenAPI path template, e.g. `/pets/{petId}`; also the route name in logs. */
   template: string;
   pattern: RegExp;
+  /** The template's parameter names, in the order of the pattern's captures. */
+  pathParams: readonly string[];
   /** The tRPC procedure path, e.g. `pets.get`. */
   procedure: string;
   type: 'query' | 'mutation';
@@ -26,7 +29,8 @@ export interface RestRoute {
 }
 
 export type RouteMatch =
-  | { kind: 'found'; route: RestRoute; params: Record<string, string> }
+  /** `captures[i + 1]` is the still percent-encoded value of `route.pathParams[i]`. */
+  | { kind: 'found'; route: RestRoute; captures: RegExpExecArray }
   | { kind: 'wrong-method'; allow: string[] }
   | { kind: 'none' };
 
@@ -60,6 +64,7 @@ export function restRoutesOf(router: OpenApiRouter): RestRoute[] {
         template,
         // trpc-to-openapi's own matcher is case-insensitive; paths here are matched exactly.
         pattern: new RegExp(getPathRegExp(template).source),
+        pathParams: getPathParameters(template),
         procedure: path,
         type: procedure._def.type === 'mutation' ? 'mutation' : 'query',
         successStatus,
@@ -77,7 +82,7 @@ export function matchRoute(routes: readonly RestRoute[], method: string, path: s
   for (const route of routes) {
     const match = route.pattern.exec(path);
     if (!match) continue;
-    if (route.method === method) return { kind: 'found', route, params: { ...match.groups } };
+    if (route.method === method) return { kind: 'found', route, captures: match };
     allow.push(route.method);
   }
   return allow.length > 0 ? { kind: 'wrong-method', allow } : { kind: 'none' };

@@ -24,8 +24,10 @@ const VARY = 'trpc-accept, accept';
 
 /** The headers of a `/trpc` answer on either path: tRPC's Vary joined with CORS's `Origin`. */
 export function trpcAnswerHeaders(state: RequestState, ctx: Context): Record<string, string> {
-  const vary = state.headers.vary;
-  return { ...state.headers, ...ctx.responseHeaders, vary: vary ? `${VARY}, ${vary}` : VARY };
+  // `vary` first: V8 adds a new key to a copy made by a spread through a slow path (~1-2 µs).
+  const headers = { vary: VARY, ...state.headers, ...ctx.responseHeaders };
+  if (state.headers.vary) headers.vary = `${VARY}, ${state.headers.vary}`;
+  return headers;
 }
 
 /** A result tRPC will not send as one JSON answer: it needs a streaming link. */
