@@ -13,20 +13,23 @@ function prettyAvailable(): boolean {
   }
 }
 
-let stampedAt = -1;
-let stamp = '';
+let stampedSecond = -1;
+/** `,"time":"YYYY-MM-DDTHH:mm:ss.` of the second being logged. */
+let secondStamp = '';
 
 /**
- * pino's isoTime, formatted once per millisecond: a busy server writes several lines in the same
- * millisecond, and formatting the date was ~1.8 µs of each request's CPU (profiled under load).
+ * pino's isoTime, with the date formatted once per second and only the milliseconds appended
+ * per line: formatting a Date for every line was ~1.3-1.8 µs of each request's CPU (profiled
+ * under load), and lines of a busy server are rarely in the same millisecond.
  */
-function isoTimeByMillisecond(): string {
+function isoTime(): string {
   const now = Date.now();
-  if (now !== stampedAt) {
-    stampedAt = now;
-    stamp = `,"time":"${new Date(now).toISOString()}"`;
+  const second = Math.floor(now / 1000);
+  if (second !== stampedSecond) {
+    stampedSecond = second;
+    secondStamp = `,"time":"${new Date(second * 1000).toISOString().slice(0, 20)}`;
   }
-  return stamp;
+  return `${secondStamp}${String(now % 1000).padStart(3, '0')}Z"`;
 }
 
 /** JSON lines; pretty only when a person is watching a terminal. */
@@ -35,7 +38,7 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
     level,
     // pid tells the processes of one instance apart when WORKERS > 1.
     base: { service: 'petstore', pid: process.pid },
-    timestamp: isoTimeByMillisecond,
+    timestamp: isoTime,
     // Credentials never go into a log line on purpose; these catch a request or its headers
     // logged whole. Literal paths only: pino runs a wildcard-first path ('*.authorization') over
     // every key of every line, which was ~5% of a request's allocations in a heap profile.
