@@ -18,6 +18,8 @@ const utf8 = new TextDecoder('utf-8');
 
 /** tRPC's own test of a JSON request: the media type alone, any parameters ignored. */
 function isJsonMediaType(header: string | undefined): boolean {
+  // The usual header is compared as it is, without the copies splitting it makes (~1 µs).
+  if (header === 'application/json') return true;
   return header?.split(';', 1)[0]?.trim().toLowerCase() === 'application/json';
 }
 
