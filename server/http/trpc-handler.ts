@@ -17,9 +17,14 @@ export function createTrpcHandler(
   options: { lean: boolean },
 ): TrpcCallHandler<Promise<void>> {
   const lean = options.lean ? createLeanTrpcHandler(router) : undefined;
-  return (req, res, state, path, ctx, onError) =>
-    lean?.(req, res, state, path, ctx, onError) ??
-    nodeHTTPRequestHandler({
+  const viaAdapter: TrpcCallHandler<Promise<void>> = (req, res, state, path, ctx, onError) => {
+    // The adapter answers some requests without responseMeta (HEAD, its own failures), so the
+    // headers every answer carries are on `res` before it runs; responseMeta adds the
+    // procedure's own (Location, Link) once it has run.
+    for (const [name, value] of Object.entries(trpcAnswerHeaders(state, ctx))) {
+      res.setHeader(name, value);
+    }
+    return nodeHTTPRequestHandler({
       router,
       req,
       res,
@@ -31,6 +36,9 @@ export function createTrpcHandler(
         onError(error);
       },
     });
+  };
+  return (req, res, state, path, ctx, onError) =>
+    lean?.(req, res, state, path, ctx, onError) ?? viaAdapter(req, res, state, path, ctx, onError);
 }
 
 /** An error raised before tRPC runs (authentication), in tRPC's own envelope so clients read it. */

@@ -31,6 +31,17 @@ describe('headers on every response', () => {
   });
 
   it.each([
+    ['HEAD', `/trpc/pets.list?input=${encodeURIComponent('{}')}`],
+    ['GET', `/trpc/pets.list?batch=1&input=${encodeURIComponent('{"0":{}}')}`],
+  ])("%s %s, answered by tRPC's adapter, carries them and no-store too", async (method, path) => {
+    const response = await fetch(`${server.origin}${path}`, { method, headers: bearer });
+    expect(response.status).toBeLessThan(300);
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(response.headers.get('x-request-id')).toMatch(UUID);
+    expect(response.headers.get('cache-control')).toBe('no-store');
+  });
+
+  it.each([
     ['a REST answer', '/v1/pets', bearer],
     ['a refusal', '/v1/pets', {}],
     ['a tRPC answer', `/trpc/pets.list?input=${encodeURIComponent('{}')}`, bearer],
@@ -67,7 +78,7 @@ describe('request log', () => {
     const second = String(logFor('stamped-2')[0]?.time);
     expect(first).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     expect(Date.parse(first)).toBeGreaterThanOrEqual(before);
-    // Formatted once per millisecond: a later line must not reuse an earlier stamp.
+    // The date is formatted once per second: a later line must not reuse an earlier line's stamp.
     expect(Date.parse(second)).toBeGreaterThan(Date.parse(first));
     expect(Date.parse(second)).toBeLessThanOrEqual(Date.now());
   });
