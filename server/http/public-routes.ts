@@ -72,9 +72,9 @@ export function createPublicRoutes(deps: {
       '/v1/openapi.json',
       readOnly('/v1/openapi.json', (_req, res, state) => {
         res.writeHead(200, {
-          ...state.headers,
           'content-type': 'application/json',
           'content-length': Buffer.byteLength(openApiJson),
+          ...state.headers,
         });
         res.end(openApiJson);
         return Promise.resolve();

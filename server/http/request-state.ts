@@ -12,8 +12,9 @@ export interface RequestState {
   route: string | undefined;
   keyId: string | undefined;
   /**
-   * Headers every answer to this request carries, error or not; they go out with the status in
-   * one writeHead call (server/http/respond.ts), never through res.setHeader.
+   * Headers every answer to this request carries, error or not. JSON answers send them with the
+   * status in one writeHead call (server/http/respond.ts); the docs assets and tRPC's adapter,
+   * which set headers one by one anyway, copy them onto the response first.
    */
   headers: Record<string, string>;
   startedAt: number;

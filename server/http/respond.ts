@@ -2,15 +2,15 @@ import type { ServerResponse } from 'node:http';
 import type { TRPCError } from '@trpc/server';
 import { errorBody } from '../errors.js';
 
-const NO_HEADERS: Record<string, string> = {};
+const NO_HEADERS: Readonly<Record<string, string>> = {};
 
 /** Sends `body` as JSON with `headers`, then `moreHeaders`; a name in both takes the latter. */
 export function sendJson(
   res: ServerResponse,
   status: number,
   body: unknown,
-  headers: Record<string, string> = NO_HEADERS,
-  moreHeaders: Record<string, string> = NO_HEADERS,
+  headers: Readonly<Record<string, string>> = NO_HEADERS,
+  moreHeaders: Readonly<Record<string, string>> = NO_HEADERS,
 ): void {
   const payload = JSON.stringify(body);
   // One writeHead call: with no header set on `res` before, node sends this object as it is,
@@ -31,7 +31,7 @@ export function sendJson(
 export function sendError(
   res: ServerResponse,
   error: TRPCError,
-  headers: Record<string, string> = NO_HEADERS,
+  headers: Readonly<Record<string, string>> = NO_HEADERS,
 ): void {
   const body = errorBody(error);
   sendJson(res, body.status, body, headers);

@@ -35,6 +35,7 @@ function queryInput(route: RestRoute, url: URL): Record<string, unknown> {
 function pathInput(route: RestRoute, captures: RegExpExecArray): Record<string, unknown> {
   const input: Record<string, unknown> = {};
   for (const [index, key] of route.pathParams.entries()) {
+    // Every group of the pattern is mandatory; `?? ''` only satisfies the index type.
     const encoded = captures[index + 1] ?? '';
     let raw: string;
     try {

@@ -53,17 +53,30 @@ describe('sonic-boom, as patched', () => {
     expect(readFileSync(path, 'utf8')).toBe(written.join(''));
   });
 
-  it('keeps each write within maxWrite bytes when the bound no longer fits', () => {
+  it('measures the buffer where the bound does not fit, and splits multi-byte text there', () => {
     const writes = vi.spyOn(fs, 'writeSync');
-    const stream = new SonicBoom({ fd, sync: true, minLength: 512, maxWrite: 1024 });
-    // 100 three-byte characters: 301 bytes in 101 UTF-16 units per line.
-    const written = lines(200, () => '€'.repeat(100));
+    const stream = new SonicBoom({ fd, sync: true, minLength: 1000, maxWrite: 1024 });
+    // 101 UTF-16 units and 301 bytes per line: after three lines (903 bytes) the bound says
+    // 1210 and the measure says 1204, both over maxWrite, so the fourth line starts a buffer.
+    const written = lines(12, () => '€'.repeat(100));
     for (const line of written) stream.write(line);
     stream.flushSync();
     expect(readFileSync(path, 'utf8')).toBe(written.join(''));
     const sizes = writes.mock.calls.map(([, data]) => Buffer.byteLength(data));
-    expect(sizes.length).toBeGreaterThan(1);
-    expect(Math.max(...sizes)).toBeLessThanOrEqual(1024);
+    expect(sizes).toEqual([903, 903, 903, 903]);
+  });
+
+  it('keeps appending ASCII where only the bound is over maxWrite', () => {
+    const writes = vi.spyOn(fs, 'writeSync');
+    const stream = new SonicBoom({ fd, sync: true, minLength: 1000, maxWrite: 1024 });
+    // 200 bytes per line: from the third line on the bound (3 bytes per unit) is over 1024,
+    // but the measured 600, 800, 1000 bytes are not, so five lines make one 1000-byte write.
+    const written = lines(10, () => 'a'.repeat(199));
+    for (const line of written) stream.write(line);
+    stream.flushSync();
+    expect(readFileSync(path, 'utf8')).toBe(written.join(''));
+    const sizes = writes.mock.calls.map(([, data]) => Buffer.byteLength(data));
+    expect(sizes).toEqual([1000, 1000]);
   });
 
   it('measures each line once, not the pending buffer again', () => {
