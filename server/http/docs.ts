@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { setHeaders } from './respond.js';
 
 /** Serves an asset with `headers`, those every answer to the request carries. */
 type Serve = (req: IncomingMessage, res: ServerResponse, headers: Record<string, string>) => void;
@@ -106,9 +107,8 @@ function accepts(req: IncomingMessage, encoding: string): boolean {
 
 function serveAsset(item: Asset, extraHeaders: Record<string, string> = {}): Serve {
   return (req, res, headers) => {
-    for (const [name, value] of Object.entries({ ...headers, ...extraHeaders })) {
-      res.setHeader(name, value);
-    }
+    setHeaders(res, headers);
+    setHeaders(res, extraHeaders);
     res.setHeader('content-type', item.type);
     res.setHeader('cache-control', item.cacheControl);
     res.setHeader('etag', item.etag);

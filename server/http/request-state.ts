@@ -13,8 +13,8 @@ export interface RequestState {
   keyId: string | undefined;
   /**
    * Headers every answer to this request carries, error or not. JSON answers send them with the
-   * status in one writeHead call (server/http/respond.ts); the docs assets and tRPC's adapter,
-   * which set headers one by one anyway, copy them onto the response first.
+   * status in one writeHead call; the docs assets and tRPC's adapter, which set headers one by
+   * one anyway, copy them onto the response first (both in server/http/respond.ts).
    */
   headers: Record<string, string>;
   startedAt: number;

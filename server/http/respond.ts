@@ -4,6 +4,14 @@ import { errorBody } from '../errors.js';
 
 const NO_HEADERS: Readonly<Record<string, string>> = {};
 
+/**
+ * For answers written by code that sets headers one by one (the docs assets, tRPC's adapter):
+ * the request's own headers go on `res` first, and that code may still replace them.
+ */
+export function setHeaders(res: ServerResponse, headers: Readonly<Record<string, string>>): void {
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+}
+
 /** Sends `body` as JSON with `headers`, then `moreHeaders`; a name in both takes the latter. */
 export function sendJson(
   res: ServerResponse,

@@ -4,7 +4,7 @@ import { nodeHTTPRequestHandler } from '@trpc/server/adapters/node-http';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import { getErrorShape, type TRPCErrorShape } from '@trpc/server/unstable-core-do-not-import';
 import { MAX_BODY_BYTES } from './body.js';
-import { sendJson } from './respond.js';
+import { sendJson, setHeaders } from './respond.js';
 import { createLeanTrpcHandler, trpcAnswerHeaders, type TrpcCallHandler } from './trpc-lean.js';
 
 /**
@@ -21,9 +21,7 @@ export function createTrpcHandler(
     // The adapter answers some requests without responseMeta (HEAD, its own failures), so the
     // headers every answer carries are on `res` before it runs; responseMeta adds the
     // procedure's own (Location, Link) once it has run.
-    for (const [name, value] of Object.entries(trpcAnswerHeaders(state, ctx))) {
-      res.setHeader(name, value);
-    }
+    setHeaders(res, trpcAnswerHeaders(state, ctx));
     return nodeHTTPRequestHandler({
       router,
       req,

@@ -53,30 +53,26 @@ describe('sonic-boom, as patched', () => {
     expect(readFileSync(path, 'utf8')).toBe(written.join(''));
   });
 
-  it('measures the buffer where the bound does not fit, and splits multi-byte text there', () => {
+  // minLength 1000, maxWrite 1024. A multi-byte line is 101 UTF-16 units and 301 bytes: after
+  // three lines (903 bytes) the bound says 1210 and the measure 1204, both over maxWrite, so the
+  // fourth line starts a buffer. An ASCII line is 200 bytes: from the third line on only the
+  // bound is over 1024, the measured 600, 800, 1000 bytes are not, so five lines make one write.
+  it.each([
+    [
+      'splits multi-byte text where bound and measure are both over',
+      '€'.repeat(100),
+      12,
+      [903, 903, 903, 903],
+    ],
+    ['keeps appending ASCII where only the bound is over', 'a'.repeat(199), 10, [1000, 1000]],
+  ])('%s maxWrite', (_name, text, count, expectedWrites) => {
     const writes = vi.spyOn(fs, 'writeSync');
     const stream = new SonicBoom({ fd, sync: true, minLength: 1000, maxWrite: 1024 });
-    // 101 UTF-16 units and 301 bytes per line: after three lines (903 bytes) the bound says
-    // 1210 and the measure says 1204, both over maxWrite, so the fourth line starts a buffer.
-    const written = lines(12, () => '€'.repeat(100));
+    const written = lines(count, () => text);
     for (const line of written) stream.write(line);
     stream.flushSync();
     expect(readFileSync(path, 'utf8')).toBe(written.join(''));
-    const sizes = writes.mock.calls.map(([, data]) => Buffer.byteLength(data));
-    expect(sizes).toEqual([903, 903, 903, 903]);
-  });
-
-  it('keeps appending ASCII where only the bound is over maxWrite', () => {
-    const writes = vi.spyOn(fs, 'writeSync');
-    const stream = new SonicBoom({ fd, sync: true, minLength: 1000, maxWrite: 1024 });
-    // 200 bytes per line: from the third line on the bound (3 bytes per unit) is over 1024,
-    // but the measured 600, 800, 1000 bytes are not, so five lines make one 1000-byte write.
-    const written = lines(10, () => 'a'.repeat(199));
-    for (const line of written) stream.write(line);
-    stream.flushSync();
-    expect(readFileSync(path, 'utf8')).toBe(written.join(''));
-    const sizes = writes.mock.calls.map(([, data]) => Buffer.byteLength(data));
-    expect(sizes).toEqual([1000, 1000]);
+    expect(writes.mock.calls.map(([, data]) => Buffer.byteLength(data))).toEqual(expectedWrites);
   });
 
   it('measures each line once, not the pending buffer again', () => {
