@@ -31,14 +31,14 @@ export default tseslint.config(
   },
   {
     files: ['server/**/*.ts', 'db/**/*.ts'],
-    ignores: ['server/config.ts'],
+    ignores: ['server/process/config.ts'],
     rules: {
       'no-restricted-properties': [
         'error',
         {
           object: 'process',
           property: 'env',
-          message: 'Read configuration from server/config.ts.',
+          message: 'Read configuration from server/process/config.ts.',
         },
       ],
     },

@@ -1,6 +1,6 @@
 import type { PGlite } from '@electric-sql/pglite';
 import type { Sql } from 'postgres';
-import type { Database } from './client.js';
+import type { Database } from './database.js';
 
 /**
  * Runs one statement and answers its rows as arrays of the driver's values, in select-list

@@ -1,28 +1,15 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
-import { sql, type SQL } from 'drizzle-orm';
-import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { attachArrayRowReader, pgliteArrayRows, postgresArrayRows } from './array-rows.js';
+import type { Database } from './database.js';
 import { migratePglite, migratePostgres } from './migrate.js';
 import * as schema from './schema.js';
 
-/** The query surface both drivers share; queries are written once against it. */
-export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
-
-/**
- * Rows of a raw SQL statement. postgres.js answers `execute` with the rows themselves (int8 as
- * text), PGlite with `{ rows }`; callers see one shape.
- */
-export async function executeRows<T extends Record<string, unknown>>(
-  db: Database,
-  query: SQL,
-): Promise<T[]> {
-  const result: unknown = await db.execute(query);
-  return Array.isArray(result) ? (result as T[]) : (result as { rows: T[] }).rows;
-}
+export type { Database };
 
 export type DatabaseOptions =
   { kind: 'postgres'; url: string; poolMax: number } | { kind: 'pglite'; dataDir: string };

@@ -3,6 +3,7 @@ import {
   bigint,
   check,
   index,
+  jsonb,
   pgEnum,
   pgTable,
   primaryKey,
@@ -54,9 +55,10 @@ export const apiKeys = pgTable(
 );
 
 /**
- * One row per Idempotency-Key a caller used on createPet, written in the same transaction as the
- * pet, so neither can exist without the other. Rows older than the retention window are ignored
- * on lookup and purged in the background.
+ * One row per Idempotency-Key a caller used, written in the same transaction as the change it
+ * made, so neither can exist without the other. It keeps the body of the original response, so
+ * a replay answers exactly what was sent even after the resource changed. Rows older than the
+ * retention window are ignored on lookup and purged in the background.
  */
 export const idempotencyKeys = pgTable(
   'idempotency_keys',
@@ -64,11 +66,12 @@ export const idempotencyKeys = pgTable(
     // Not a foreign key: keys from configuration (API_KEYS) have no api_keys row.
     apiKeyId: text().notNull(),
     key: text().notNull(),
+    /** The operationId the key was used on: the same key on another operation is a conflict. */
+    operation: text().notNull(),
     /** SHA-256 of the validated input, to tell a retry from a different request. */
     requestHash: text().notNull(),
-    petId: bigint({ mode: 'number' })
-      .notNull()
-      .references(() => pets.id),
+    /** The body of the original response. */
+    response: jsonb().notNull(),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [

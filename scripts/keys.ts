@@ -1,5 +1,5 @@
-import { ConfigError, loadConfig } from '../server/config.js';
-import { openConfiguredDatabase } from '../server/database.js';
+import { ConfigError, loadConfig } from '../server/process/config.js';
+import { openConfiguredDatabase } from '../server/process/database.js';
 import { runKeysCli } from './keys/cli.js';
 
 /** `npm run keys -- <command>`: operators' tool for API keys, on the service's own database. */

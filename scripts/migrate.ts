@@ -1,5 +1,5 @@
-import { loadConfig } from '../server/config.js';
-import { openConfiguredDatabase } from '../server/database.js';
+import { loadConfig } from '../server/process/config.js';
+import { openConfiguredDatabase } from '../server/process/database.js';
 
 /** `npm run db:migrate`: applies drizzle/ to the configured database, for operators who migrate separately. */
 const config = loadConfig();

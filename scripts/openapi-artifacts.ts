@@ -1,6 +1,6 @@
 import openapiTS, { astToString } from 'openapi-typescript';
 import { buildOpenApiDocument } from '../server/openapi/document.js';
-import { appRouter } from '../server/routers/_app.js';
+import { appRouter, operations } from '../server/routers/_app.js';
 
 /** The addresses the committed document names; a running service names its configured ones. */
 export const SNAPSHOT_SERVERS = {
@@ -13,7 +13,7 @@ export const CLIENT_TYPES_PATH = 'tests/generated/openapi.ts';
 
 /** The committed interface: the document, and the REST client types generated from it. */
 export async function renderOpenApiArtifacts(): Promise<{ json: string; types: string }> {
-  const document = buildOpenApiDocument(appRouter, SNAPSHOT_SERVERS);
+  const document = buildOpenApiDocument(appRouter, operations, SNAPSHOT_SERVERS);
   const json = `${JSON.stringify(document, null, 2)}\n`;
   // A defaulted request field is optional to the caller, not always present.
   const types = astToString(

@@ -1,8 +1,8 @@
 import cluster from 'node:cluster';
-import { runPrimary } from './cluster.js';
-import { ConfigError, loadConfig } from './config.js';
-import { createLogger } from './logger.js';
-import { serve } from './serve.js';
+import { runPrimary } from './process/cluster.js';
+import { ConfigError, loadConfig } from './process/config.js';
+import { createLogger } from './process/logger.js';
+import { serve } from './process/serve.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();

@@ -1,5 +1,5 @@
 import { and, asc, count, eq, inArray, isNull } from 'drizzle-orm';
-import type { Database } from '../client.js';
+import type { Database } from '../database.js';
 import { apiKeys } from '../schema.js';
 
 export type ApiKeyScope = (typeof apiKeys.scope.enumValues)[number];

@@ -1,5 +1,5 @@
 import DataLoader from 'dataloader';
-import type { Database } from '../client.js';
+import type { Database } from '../database.js';
 import { isRefusedData } from '../errors.js';
 import { insertPet, insertPets, type NewPetRow, type PetRow } from './pets.js';
 

@@ -1,5 +1,5 @@
 import { and, eq, gt, lt, sql } from 'drizzle-orm';
-import type { Database } from '../client.js';
+import type { Database } from '../database.js';
 import { idempotencyKeys } from '../schema.js';
 
 export interface IdempotencyScope {
@@ -8,8 +8,11 @@ export interface IdempotencyScope {
 }
 
 export interface IdempotencyRecord {
+  /** The operationId the key was first used on. */
+  operation: string;
   requestHash: string;
-  petId: number;
+  /** The body of the original response. */
+  response: unknown;
 }
 
 const cutoff = (ttlSeconds: number) => sql`now() - make_interval(secs => ${ttlSeconds})`;
@@ -37,7 +40,11 @@ export async function findIdempotencyRecord(
   ttlSeconds: number,
 ): Promise<IdempotencyRecord | undefined> {
   const rows = await db
-    .select({ requestHash: idempotencyKeys.requestHash, petId: idempotencyKeys.petId })
+    .select({
+      operation: idempotencyKeys.operation,
+      requestHash: idempotencyKeys.requestHash,
+      response: idempotencyKeys.response,
+    })
     .from(idempotencyKeys)
     .where(
       and(

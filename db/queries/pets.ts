@@ -1,41 +1,38 @@
 import { and, asc, eq, fillPlaceholders, gt, sql, type SQL } from 'drizzle-orm';
 import { QueryBuilder } from 'drizzle-orm/pg-core';
 import { arrayRowReader, findArrayRowReader } from '../array-rows.js';
-import { executeRows, type Database } from '../client.js';
+import { executeRows, type Database } from '../database.js';
 import { DATABASE_CASING, pets } from '../schema.js';
 
 export type PetStatus = (typeof pets.status.enumValues)[number];
 
-export interface PetRow {
-  id: number;
-  name: string;
-  categoryId: number;
-  status: PetStatus;
-}
+/** A pet as the API shows it: the columns every pet read selects. */
+export type PetRow = Pick<typeof pets.$inferSelect, 'id' | 'name' | 'categoryId' | 'status'>;
 
-export interface NewPetRow {
-  name: string;
-  categoryId: number;
-  status: PetStatus;
-}
+export type NewPetRow = Omit<PetRow, 'id'>;
 
-interface RawPetRow extends Record<string, unknown> {
-  id: string | number;
-  name: string;
-  category_id: string | number;
-  status: PetStatus;
-}
-
-/**
- * The select list of every pet read, in this order: listPets and findPet read array rows by
- * position.
- */
+/** The select list of every pet read, in this order: rows read as arrays are mapped by position. */
 const petColumns = {
   id: pets.id,
   name: pets.name,
   categoryId: pets.categoryId,
   status: pets.status,
 };
+
+/**
+ * The one mapping from a pets row to a PetRow, whichever way the row was read. bigint comes as
+ * text from postgres.js and as a number from PGlite; ids stay below 2^53.
+ */
+function toPet(id: unknown, name: unknown, categoryId: unknown, status: unknown): PetRow {
+  return {
+    id: Number(id),
+    name: name as string,
+    categoryId: Number(categoryId),
+    status: status as PetStatus,
+  };
+}
+
+const fromArray = (row: unknown[]): PetRow => toPet(row[0], row[1], row[2], row[3]);
 
 /** A page statement built once by drizzle; listPets runs it through the driver itself. */
 function pageStatement(where: SQL | undefined) {
@@ -56,7 +53,8 @@ const pageStatements = {
 
 /**
  * One keyset page: pets after `after` in id order, optionally of one status. `db` is a
- * database from openDatabase, not a transaction: a page is read on its own.
+ * database from openDatabase, not a transaction: a page is read on its own, as arrays, because
+ * drizzle's generic row mapping was the largest cost of a 100-row page (docs/performance.md).
  */
 export async function listPets(
   db: Database,
@@ -68,21 +66,10 @@ export async function listPets(
     statement.sql,
     fillPlaceholders(statement.params, { status, after, limit }),
   );
-  // A loop, not rows.map: postgres.js answers an Array subclass, whose map is several times
-  // slower. The object is built here, not in a helper: in fresh processes under load, the helper
-  // version's scavenges kept ~2 MB each instead of ~0.3 MB (--trace-gc-nvp). That GC state also
-  // flips with process history (README, Performance), so measure before reshaping this loop.
+  // A loop, not rows.map: postgres.js answers an Array subclass, whose map is several times slower.
   const page = new Array<PetRow>(rows.length);
   let index = 0;
-  for (const row of rows) {
-    // bigint comes as text from postgres.js and as a number from PGlite; ids stay below 2^53.
-    page[index++] = {
-      id: Number(row[0]),
-      name: row[1] as string,
-      categoryId: Number(row[2]),
-      status: row[3] as PetStatus,
-    };
-  }
+  for (const row of rows) page[index++] = fromArray(row);
   return page;
 }
 
@@ -93,59 +80,19 @@ const byIdStatement = new QueryBuilder({ casing: DATABASE_CASING })
   .limit(1)
   .toSQL();
 
-/**
- * Inside a transaction (an idempotent replay), drizzle runs the same statement as a named
- * prepared query, built once per handle; drizzle sends unprepared queries unnamed.
- */
-const petById = new WeakMap<Database, ReturnType<typeof prepareById>>();
-
-function prepareById(db: Database) {
-  return db
-    .select(petColumns)
-    .from(pets)
-    .where(eq(pets.id, sql.placeholder('id')))
-    .limit(1)
-    .prepare('pet_by_id');
-}
-
-/**
- * On a database from openDatabase the row is read as an array, as listPets reads them:
- * drizzle's generic row mapping and prepared-query wrapper were ~7% of GET /v1/pets/{petId}'s
- * allocations in a sampled heap profile.
- */
+/** One pet by id: as an array on a database from openDatabase, through drizzle in a transaction. */
 export async function findPet(db: Database, id: number): Promise<PetRow | undefined> {
   const reader = findArrayRowReader(db);
-  if (reader) {
-    const [row] = await reader(byIdStatement.sql, fillPlaceholders(byIdStatement.params, { id }));
-    return (
-      row && {
-        id: Number(row[0]),
-        name: row[1] as string,
-        categoryId: Number(row[2]),
-        status: row[3] as PetStatus,
-      }
-    );
+  if (!reader) {
+    const [pet] = await db.select(petColumns).from(pets).where(eq(pets.id, id)).limit(1);
+    return pet;
   }
-  let byId = petById.get(db);
-  if (!byId) {
-    byId = prepareById(db);
-    petById.set(db, byId);
-  }
-  const rows = await byId.execute({ id });
-  return rows[0];
+  const [row] = await reader(byIdStatement.sql, fillPlaceholders(byIdStatement.params, { id }));
+  return row && fromArray(row);
 }
 
 /** The same on every instance, and distinct from the migration lock in db/migrate.ts. */
 const PET_ID_ORDER_LOCK = 7_246_110_843;
-
-function toPetRow(row: RawPetRow): PetRow {
-  return {
-    id: Number(row.id),
-    name: row.name,
-    categoryId: Number(row.category_id),
-    status: row.status,
-  };
-}
 
 /**
  * Inserts one pet, serialised with every other insert until commit. Without that, two
@@ -167,7 +114,7 @@ export async function insertPet(db: Database, pet: NewPetRow): Promise<PetRow> {
  * in input order: each input gets a row with its own fields.
  */
 export async function insertPets(db: Database, newPets: readonly NewPetRow[]): Promise<PetRow[]> {
-  const rows = await executeRows<RawPetRow>(
+  const rows = await executeRows(
     db,
     sql`
     with id_order as (select pg_advisory_xact_lock(${PET_ID_ORDER_LOCK})),
@@ -180,7 +127,8 @@ export async function insertPets(db: Database, newPets: readonly NewPetRow[]): P
     from id_order, input order by input.ord
     returning id, name, category_id, status`,
   );
-  return inInputOrder(newPets, rows.map(toPetRow));
+  const created = rows.map((row) => toPet(row.id, row.name, row.category_id, row.status));
+  return inInputOrder(newPets, created);
 }
 
 const fieldsKey = (pet: NewPetRow) => JSON.stringify([pet.name, pet.categoryId, pet.status]);

@@ -1,5 +1,5 @@
-import type { Database } from '../../db/client.js';
-import { withDatabaseDeadline } from '../../db/deadline.js';
+import type { Database } from '../../db/database.js';
+import { DatabaseBudget } from '../../db/deadline.js';
 import { findActiveApiKey, touchApiKeys, type ApiKeyScope } from '../../db/queries/api-keys.js';
 import { hashApiKey, hashesEqual, parseApiKey } from './api-key.js';
 
@@ -36,7 +36,8 @@ export class Authenticator {
     this.envKeys = envKeys.map((key, index) => ({ id: `env-${index + 1}`, hash: hashApiKey(key) }));
   }
 
-  async authenticate(token: string): Promise<Principal | null> {
+  /** `budget` bounds the lookup: a hung database must not hold the request past its deadline. */
+  async authenticate(token: string, budget = new DatabaseBudget()): Promise<Principal | null> {
     const hash = hashApiKey(token);
     const envPrincipal = this.matchEnvKey(hash);
     if (envPrincipal) return envPrincipal;
@@ -47,8 +48,7 @@ export class Authenticator {
     const cached = this.cache.get(hash);
     if (cached && cached.expiresAt > now) return cached.principal;
 
-    // Within the request deadline: a hung database must not hold the request past it.
-    const stored = await withDatabaseDeadline(findActiveApiKey(this.db, id));
+    const stored = await budget.within(findActiveApiKey(this.db, id));
     if (!stored || !hashesEqual(stored.secretHash, hash)) {
       this.cache.delete(hash);
       return null;

@@ -1,11 +1,22 @@
 import { TRPCError } from '@trpc/server';
+import { z } from 'zod';
 
 export const IDEMPOTENCY_KEY_MAX_CHARACTERS = 255;
 
 /** An RFC 8941 sf-string: printable ASCII in quotes, with only `\"` and `\\` escaped. */
-const QUOTED = /^"((?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\["\\])*)"$/;
-/** Stripe's bare form: printable ASCII, no surrounding spaces (HTTP trims them anyway). */
-const BARE = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
+const QUOTED = /^"((?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\["\\])+)"$/;
+/** Stripe's bare form: printable ASCII, no surrounding spaces, not starting with a quote. */
+const BARE = /^[\x21\x23-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
+
+/**
+ * The header as the OpenAPI document describes it: every value it allows is one the service
+ * accepts, so a generated client never sends a key that is refused.
+ */
+export const IdempotencyKeyHeaderSchema = z
+  .string()
+  .min(1)
+  .max(IDEMPOTENCY_KEY_MAX_CHARACTERS)
+  .regex(new RegExp(`${QUOTED.source}|${BARE.source}`));
 
 function invalid(): TRPCError {
   return new TRPCError({
@@ -29,6 +40,6 @@ export function parseIdempotencyKey(header: string | undefined): string | undefi
     if (!BARE.test(header)) throw invalid();
     key = header;
   }
-  if (key.length === 0 || key.length > IDEMPOTENCY_KEY_MAX_CHARACTERS) throw invalid();
+  if (key.length > IDEMPOTENCY_KEY_MAX_CHARACTERS) throw invalid();
   return key;
 }

@@ -1,6 +1,6 @@
-import type { Database } from '../../db/client.js';
+import type { Database } from '../../db/database.js';
 import { deleteExpiredIdempotencyKeys } from '../../db/queries/idempotency-keys.js';
-import { IDEMPOTENCY_TTL_SECONDS } from './create-pet.js';
+import { IDEMPOTENCY_TTL_SECONDS } from './replay.js';
 
 const PURGE_INTERVAL_MS = 10 * 60_000;
 const PURGE_BATCH_SIZE = 1_000;

@@ -1,16 +1,6 @@
-import {
-  forEachOpenApiProcedure,
-  generateOpenApiDocument,
-  getInputOutputParsers,
-  normalizePath,
-  type OpenAPIObject,
-  type OpenApiProcedure,
-  type OpenApiProcedureRecord,
-  type OpenApiRouter,
-} from 'trpc-to-openapi';
-import type { ZodType } from 'zod';
+import { generateOpenApiDocument, type OpenAPIObject, type OpenApiRouter } from 'trpc-to-openapi';
+import type { AnyOperation, RestBinding } from '../operations/define.js';
 import { ErrorSchema } from '../schemas/error.js';
-import type { Meta } from '../trpc.js';
 import { DEPRECATION, ERROR_HEADERS, RATE_LIMIT, REQUEST_ID, SHARED_HEADERS } from './headers.js';
 
 export interface DocumentOptions {
@@ -23,52 +13,75 @@ type SchemaMap = NonNullable<NonNullable<OpenAPIObject['components']>['schemas']
 
 const ERROR_REF = { $ref: '#/components/schemas/Error' };
 
+/** What every authenticated operation can answer, whatever it does. */
+const COMMON_ERRORS: Record<number, string> = {
+  401: 'Missing or invalid API key.',
+  429: "The API key has spent its window's request quota; retry after `Retry-After` seconds.",
+  500: 'Unexpected server error.',
+  503: 'The database is unavailable; retry shortly.',
+};
+
+const TAGS = [{ name: 'pets', description: 'The animals offered in the store.' }];
+
+function responsesOf(binding: RestBinding, generated: Record<string, Json>): Record<string, Json> {
+  const responses: Record<string, Json> = { [binding.successStatus]: generated['200'] ?? {} };
+  const errors = { ...binding.errorResponses, ...COMMON_ERRORS };
+  for (const [status, description] of Object.entries(errors).sort(([a], [b]) =>
+    a.localeCompare(b),
+  )) {
+    responses[status] = {
+      description,
+      headers: { ...ERROR_HEADERS[status] },
+      content: { 'application/json': { schema: ERROR_REF } },
+    };
+  }
+  for (const [status, response] of Object.entries(responses)) {
+    response.headers = {
+      ...(response.headers as Json | undefined),
+      // An unauthenticated caller has no bucket, so a 401 has no quota to report.
+      ...(status === '401' ? {} : RATE_LIMIT),
+      ...(binding.deprecation ? DEPRECATION : {}),
+      ...REQUEST_ID,
+    };
+  }
+  return responses;
+}
+
 /**
- * What trpc-to-openapi cannot express, applied to its output in one place: the real success
- * status, the contract's Error body on every documented error status, named request bodies,
- * response headers, and the two deployments.
+ * The library inlines the body schema (rendered for input: defaulted fields optional). Keep that
+ * rendering as the named component and point the body at it.
+ */
+function nameRequestBody(operation: Json, input: AnyOperation['input'], named: SchemaMap): void {
+  const id = input.meta()?.id;
+  const content = (operation.requestBody as { content?: Record<string, Json> } | undefined)
+    ?.content;
+  if (typeof id !== 'string' || !content) return;
+  for (const media of Object.values(content)) {
+    named[id] = media.schema as SchemaMap[string];
+    media.schema = { $ref: `#/components/schemas/${id}` };
+  }
+}
+
+/**
+ * What trpc-to-openapi cannot express, applied to its output in one place from each
+ * operation's definition: the real success status, the contract's Error body on every error
+ * status, named request bodies, response headers, stability, and the two deployments.
  */
 function applyContractDetails(
   document: OpenAPIObject,
-  router: OpenApiRouter,
+  operations: ReadonlyMap<string, AnyOperation>,
   options: DocumentOptions,
 ): OpenAPIObject {
   const namedBodies: SchemaMap = {};
-  forEachOpenApiProcedure(
-    router._def.procedures as OpenApiProcedureRecord,
-    ({ procedure, meta }) => {
-      const { openapi, successStatus = 200 } = meta as Meta & {
-        openapi: NonNullable<Meta['openapi']>;
-      };
-      const path = document.paths?.[normalizePath(openapi.path)] as Json | undefined;
-      const operation = path?.[openapi.method.toLowerCase()] as Json | undefined;
-      if (!operation)
-        throw new Error(`No generated operation for ${openapi.method} ${openapi.path}`);
-
-      const generated = operation.responses as Record<string, Json>;
-      const success = generated['200'] ?? {};
-      const responses: Record<string, Json> = { [successStatus]: success };
-      for (const [status, description] of Object.entries(openapi.errorResponses ?? {})) {
-        responses[status] = {
-          description,
-          headers: { ...ERROR_HEADERS[status] },
-          content: { 'application/json': { schema: ERROR_REF } },
-        };
-      }
-      for (const [status, response] of Object.entries(responses)) {
-        response.headers = {
-          ...(response.headers as Json | undefined),
-          // An unauthenticated caller has no bucket, so a 401 has no quota to report.
-          ...(status === '401' ? {} : RATE_LIMIT),
-          ...(openapi.deprecated ? DEPRECATION : {}),
-          ...REQUEST_ID,
-        };
-      }
-      operation.responses = responses;
-      nameRequestBody(operation, procedure, namedBodies);
-    },
-  );
-
+  for (const { rest: binding, input } of operations.values()) {
+    if (!binding) continue;
+    const path = document.paths?.[binding.path] as Json | undefined;
+    const operation = path?.[binding.method.toLowerCase()] as Json | undefined;
+    if (!operation) throw new Error(`No generated operation for ${binding.method} ${binding.path}`);
+    operation.responses = responsesOf(binding, operation.responses as Record<string, Json>);
+    operation['x-stability'] = binding.stability;
+    nameRequestBody(operation, input, namedBodies);
+  }
   // trpc-to-openapi's own error schemas are replaced by Error everywhere above.
   const schemas = Object.fromEntries(
     Object.entries(document.components?.schemas ?? {}).filter(
@@ -77,7 +90,7 @@ function applyContractDetails(
   );
   return {
     ...document,
-    tags: [{ name: 'pets', description: 'The animals offered in the store.' }],
+    tags: TAGS,
     servers: [
       { url: options.productionUrl, description: 'Production' },
       ...(options.stagingUrl ? [{ url: options.stagingUrl, description: 'Staging' }] : []),
@@ -90,24 +103,10 @@ function applyContractDetails(
   };
 }
 
-/**
- * The library inlines the body schema (rendered for input: defaulted fields optional). Keep that
- * rendering as the named component and point the body at it.
- */
-function nameRequestBody(operation: Json, procedure: OpenApiProcedure, named: SchemaMap): void {
-  const { inputParser } = getInputOutputParsers(procedure);
-  const id = (inputParser as ZodType).meta()?.id;
-  const content = (operation.requestBody as { content?: Record<string, Json> } | undefined)
-    ?.content;
-  if (typeof id !== 'string' || !content) return;
-  for (const media of Object.values(content)) {
-    named[id] = media.schema as SchemaMap[string];
-    media.schema = { $ref: `#/components/schemas/${id}` };
-  }
-}
-
+/** The OpenAPI document: generated by trpc-to-openapi from the router, completed from the operations. */
 export function buildOpenApiDocument(
   router: OpenApiRouter,
+  operations: ReadonlyMap<string, AnyOperation>,
   options: DocumentOptions,
 ): OpenAPIObject {
   const generated = generateOpenApiDocument(router, {
@@ -117,11 +116,11 @@ export function buildOpenApiDocument(
     version: '1.0.0',
     baseUrl: options.productionUrl,
     docsUrl: '/docs',
-    tags: ['pets'],
+    tags: TAGS.map((tag) => tag.name),
     securitySchemes: {
       bearerAuth: { type: 'http', scheme: 'bearer', description: 'The API key as a bearer token.' },
     },
     defs: { Error: ErrorSchema },
   });
-  return applyContractDetails(generated, router, options);
+  return applyContractDetails(generated, operations, options);
 }

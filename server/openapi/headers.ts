@@ -1,5 +1,3 @@
-import { DEPRECATED_AT_UNIX, SUNSET_HTTP_DATE } from '../http/deprecation.js';
-
 /** Response headers shared by several operations, kept once under components.headers. */
 const header = (description: string, example?: string, required = true) => ({
   description,
@@ -15,8 +13,8 @@ export const SHARED_HEADERS = {
     'RFC 6750 challenge; carries `error="invalid_token"` when a key was sent but is not valid.',
     'Bearer realm="petstore", error="invalid_token"',
   ),
-  Deprecation: header('RFC 9745: when this operation was deprecated.', `@${DEPRECATED_AT_UNIX}`),
-  Sunset: header('RFC 8594: when this operation will be removed.', SUNSET_HTTP_DATE),
+  Deprecation: header('RFC 9745: when this operation was deprecated.', '@1795219200'),
+  Sunset: header('RFC 8594: when this operation will be removed.', 'Thu, 05 Dec 2030 00:00:00 GMT'),
   RetryAfter: header('Seconds until the rate-limit window resets (RFC 9110).', '42'),
   // draft-ietf-httpapi-ratelimit-headers: sent on every authenticated answer while limits are on.
   RateLimitPolicy: header(

@@ -1,5 +1,5 @@
 import { listPets } from '../../db/queries/pets.js';
-import type { Context } from '../context.js';
+import type { Context } from '../trpc/context.js';
 import type { ListPetsInput, PetPage } from '../schemas/pet.js';
 
 /**

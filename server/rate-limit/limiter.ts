@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../process/logger.js';
 import type { RateLimitPolicy } from './policy.js';
 
 export type RateLimitOutcome =
@@ -9,8 +9,8 @@ export type RateLimitOutcome =
 
 export interface RateLimiter {
   readonly policy: RateLimitPolicy;
-  /** Counts one request against the bucket and says whether it may proceed. */
-  consume(bucket: string): Promise<RateLimitOutcome>;
+  /** Counts `requests` against the bucket and says whether they may proceed. */
+  consume(bucket: string, requests?: number): Promise<RateLimitOutcome>;
   /**
    * Resolves once Redis is connected (at once without Redis). Until then requests are counted
    * in process; tests that need the shared count from the first request wait for this.
@@ -57,9 +57,9 @@ export function createRateLimiter(options: {
 
   return {
     policy,
-    consume: async (bucket) => {
+    consume: async (bucket, requests = 1) => {
       try {
-        return outcomeOf(await limiter.consume(bucket), true);
+        return outcomeOf(await limiter.consume(bucket, requests), true);
       } catch (rejection) {
         if (rejection instanceof RateLimiterRes) return outcomeOf(rejection, false);
         throw rejection;

@@ -1,5 +1,6 @@
-import { createCallerFactory, router } from '../trpc.js';
-import { petsRouter } from './pets.js';
+import type { AnyOperation } from '../operations/define.js';
+import { createCallerFactory, router } from '../trpc/init.js';
+import { petOperations, petsRouter } from './pets.js';
 
 export const appRouter = router({
   pets: petsRouter,
@@ -8,3 +9,16 @@ export const appRouter = router({
 export type AppRouter = typeof appRouter;
 
 export const createCaller = createCallerFactory(appRouter);
+
+/**
+ * Every operation under its tRPC path, the same names the router gives them: the REST routes,
+ * the fast `/trpc` path and the OpenAPI document's extras are built from this.
+ */
+export const operations: ReadonlyMap<string, AnyOperation> = new Map(
+  Object.entries({ pets: petOperations }).flatMap(([entity, record]) =>
+    Object.entries(record).map(([name, operation]): [string, AnyOperation] => [
+      `${entity}.${name}`,
+      operation,
+    ]),
+  ),
+);

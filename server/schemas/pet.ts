@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { petStatus } from '../../db/schema.js';
 
 export const NAME_MAX_CHARACTERS = 255;
 /** Cursors this service issues are under 100 characters; anything far longer is not one. */
@@ -17,7 +18,7 @@ const positiveInt64 = (description: string) =>
   z.int().min(1).meta({ format: 'int64', description });
 
 export const PetStatusSchema = z
-  .enum(['available', 'pending', 'sold'])
+  .enum(petStatus.enumValues)
   .meta({ id: 'PetStatus', description: 'Availability status of an animal.' });
 
 function codePointLength(text: string): number {

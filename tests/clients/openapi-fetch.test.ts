@@ -1,7 +1,7 @@
 import createClient from 'openapi-fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { paths } from '../generated/openapi.js';
-import { checkedFetch } from '../helpers/checked-fetch.js';
+import { checkedFetch } from '../helpers/http.js';
 import { startTestServer, TEST_KEY, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;

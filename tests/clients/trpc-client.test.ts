@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest'
 import type { AppRouter } from '../../server/routers/_app.js';
 import type { Pet } from '../../server/schemas/pet.js';
 import { startTestServer, TEST_KEY, type TestServer } from '../helpers/server.js';
-import { trpcCheckedFetch } from '../helpers/trpc-fetch.js';
+import { checkedFetch } from '../helpers/http.js';
 
 let server: TestServer;
 
@@ -18,7 +18,7 @@ function clientWith(key: string | null) {
       httpLink({
         url: `${server.origin}/trpc`,
         headers: key === null ? {} : { authorization: `Bearer ${key}` },
-        fetch: trpcCheckedFetch(server.conformance),
+        fetch: checkedFetch(server.conformance),
       }),
     ],
   });

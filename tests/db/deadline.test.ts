@@ -1,28 +1,32 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { withDatabaseDeadline } from '../../db/deadline.js';
+import { DatabaseBudget } from '../../db/deadline.js';
 
-describe('withDatabaseDeadline', () => {
+const hang = () => new Promise<never>(() => undefined);
+const after = <T>(ms: number, value: T) =>
+  new Promise<T>((resolve) => setTimeout(resolve, ms, value));
+
+describe('DatabaseBudget', () => {
   beforeEach(() => {
-    vi.useFakeTimers();
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
   });
   afterEach(() => {
     vi.useRealTimers();
   });
 
   it('answers what the work answers and leaves no timer behind', async () => {
-    await expect(withDatabaseDeadline(Promise.resolve(42), 1_000)).resolves.toBe(42);
+    await expect(new DatabaseBudget(1_000).within(Promise.resolve(42))).resolves.toBe(42);
     expect(vi.getTimerCount()).toBe(0);
   });
 
   it('fails as the work fails and leaves no timer behind', async () => {
     const failure = new Error('connection reset');
-    await expect(withDatabaseDeadline(Promise.reject(failure), 1_000)).rejects.toBe(failure);
+    const budget = new DatabaseBudget(1_000);
+    await expect(budget.within(Promise.reject(failure))).rejects.toBe(failure);
     expect(vi.getTimerCount()).toBe(0);
   });
 
-  it('gives up once the deadline passes, while the work still hangs', async () => {
-    const hanging = withDatabaseDeadline(new Promise<never>(() => undefined), 1_000);
-    const outcome = expect(hanging).rejects.toMatchObject({
+  it('gives up once the budget is spent, while the work still hangs', async () => {
+    const outcome = expect(new DatabaseBudget(1_000).within(hang())).rejects.toMatchObject({
       code: 'DATABASE_DEADLINE',
       message: 'The database did not answer within 1000 ms',
     });
@@ -32,10 +36,29 @@ describe('withDatabaseDeadline', () => {
     await outcome;
   });
 
-  it('keeps the answer of work that settles just before the deadline', async () => {
-    const late = new Promise<string>((resolve) => setTimeout(resolve, 999, 'in time'));
-    const answer = withDatabaseDeadline(late, 1_000);
-    await vi.advanceTimersByTimeAsync(1_000);
-    await expect(answer).resolves.toBe('in time');
+  it('gives later work only what earlier work left, and never charges the time between', async () => {
+    const budget = new DatabaseBudget(1_000);
+    const lookup = budget.within(after(600, 'key'));
+    await vi.advanceTimersByTimeAsync(600);
+    await expect(lookup).resolves.toBe('key');
+    // A slow client uploads its body: the database is not waited on, so nothing is spent.
+    await vi.advanceTimersByTimeAsync(10_000);
+    const operation = expect(budget.within(hang())).rejects.toMatchObject({
+      code: 'DATABASE_DEADLINE',
+    });
+    await vi.advanceTimersByTimeAsync(399);
+    expect(vi.getTimerCount()).toBe(1);
+    await vi.advanceTimersByTimeAsync(1);
+    await operation;
+  });
+
+  it('charges work that runs at the same time once', async () => {
+    const budget = new DatabaseBudget(1_000);
+    const calls = [budget.within(after(700, 'a')), budget.within(after(700, 'b'))];
+    await vi.advanceTimersByTimeAsync(700);
+    await expect(Promise.all(calls)).resolves.toEqual(['a', 'b']);
+    const last = budget.within(after(250, 'c'));
+    await vi.advanceTimersByTimeAsync(250);
+    await expect(last).resolves.toBe('c');
   });
 });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { generateDrizzleJson, generateMigration } from 'drizzle-kit/api';
 import { describe, expect, it } from 'vitest';
-import { executeRows } from '../../db/client.js';
+import { executeRows } from '../../db/database.js';
 import { migratePostgres, migrationsFolder } from '../../db/migrate.js';
 import * as schema from '../../db/schema.js';
 import {

@@ -1,15 +1,19 @@
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
 /**
- * patches/postgres+*.patch fixes the queue postgres.js keeps its connections and waiting queries
- * in. Unpatched, a queue that never empties (busy connections under steady load) keeps every
- * shifted slot, and each move of a connection searches all of them: CPU per query grew from
- * 41 to 215 us within 25 s of load. The driver does not export the queue, so it is loaded from
- * the installed files: the ES module the service runs and the CommonJS copy.
+ * patches/postgres+3.4.9.patch fixes the queue postgres.js keeps its connections and waiting
+ * queries in. The upstream defect (porsager/postgres 3.4.9, src/queue.js): `shift()` only clears
+ * a slot and resets the array when the queue empties, and `remove()` searches from index 0, so a
+ * queue that never empties (busy connections under steady load) grows by one slot per query and
+ * each move of a connection searches all of them (docs/performance.md has the measurement). The
+ * driver does not export the queue, so it is loaded from the installed files: the ES module the
+ * service runs and the CommonJS copy.
  */
+const PATCHED_VERSION = '3.4.9';
 interface Queue<T> {
   readonly length: number;
   push(x: T): T;
@@ -29,6 +33,15 @@ async function loadQueue(relativePath: string): Promise<QueueFactory> {
 
 afterEach(() => {
   vi.restoreAllMocks();
+});
+
+describe('the postgres.js patch', () => {
+  it(`applies to the installed version (${PATCHED_VERSION}); on another, check upstream and re-make the patch`, () => {
+    const manifest = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as {
+      version: string;
+    };
+    expect(manifest.version).toBe(PATCHED_VERSION);
+  });
 });
 
 describe.each(['src/queue.js', 'cjs/src/queue.js'])('postgres.js %s, as patched', (file) => {

@@ -1,6 +1,6 @@
 import { TRPCError } from '@trpc/server';
 import { expect } from 'vitest';
-import { createContextInner, type ContextOptions } from '../../server/context.js';
+import { createContextInner, type ContextOptions } from '../../server/trpc/context.js';
 import { createCaller } from '../../server/routers/_app.js';
 
 /** A router caller on a real database, and the context it ran with (to read response headers). */

@@ -1,6 +1,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { expect } from 'vitest';
+import { operations } from '../../server/routers/_app.js';
 
 type Json = Record<string, unknown>;
 type Operation = { responses: Record<string, Json> };
@@ -18,7 +19,16 @@ export interface Conformance {
   check(method: string, url: string, response: CheckedResponse): void;
   /** Fails unless `status` is documented for the operation and `body` matches its schema. */
   checkOperation(operationId: string, status: number, body: unknown): void;
+  /**
+   * Fails unless a `/trpc` answer is tRPC's envelope and, for a procedure that is also a REST
+   * operation, its data or error is one the document allows that operation.
+   */
+  checkTrpc(url: string, response: CheckedResponse): void;
 }
+
+type Envelope =
+  | { result: { data: unknown } }
+  | { error: { message: string; code: number; data: { code: string; httpStatus: number } } };
 
 function pointer(...segments: string[]): string {
   return segments.map((segment) => segment.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
@@ -72,17 +82,47 @@ export async function loadConformance(origin: string): Promise<Conformance> {
     throw new Error(`No operation ${operationId} in the document`);
   };
 
+  const checkOperation = (operationId: string, status: number, body: unknown) => {
+    const { template, method, operation } = findOperation(operationId);
+    const context = `${operationId} -> ${status}`;
+    expect(operation.responses[String(status)], `${context}: status not documented`).toBeDefined();
+    const schemaRef = `/${pointer('paths', template, method, 'responses', String(status), 'content', 'application/json', 'schema')}`;
+    validate(schemaRef, body, context);
+  };
+
+  /** One call's envelope; `status` is the answer's own, unless the call was one of a batch. */
+  const checkEnvelope = (procedure: string, status: number | undefined, envelope: Envelope) => {
+    const rest = operations.get(procedure)?.rest;
+    if ('result' in envelope) {
+      if (status !== undefined) expect(status, `${procedure}: status`).toBe(200);
+      if (rest) checkOperation(rest.operationId, rest.successStatus, envelope.result.data);
+      return;
+    }
+    const { httpStatus } = envelope.error.data;
+    if (status !== undefined) expect(httpStatus, `${procedure}: httpStatus`).toBe(status);
+    if (rest) {
+      checkOperation(rest.operationId, httpStatus, {
+        code: envelope.error.data.code,
+        message: envelope.error.message,
+        status: httpStatus,
+      });
+    }
+  };
+
   return {
     document,
-    checkOperation(operationId, status, body) {
-      const { template, method, operation } = findOperation(operationId);
-      const context = `${operationId} -> ${status}`;
-      expect(
-        operation.responses[String(status)],
-        `${context}: status not documented`,
-      ).toBeDefined();
-      const schemaRef = `/${pointer('paths', template, method, 'responses', String(status), 'content', 'application/json', 'schema')}`;
-      validate(schemaRef, body, context);
+    checkOperation,
+    checkTrpc(url, { status, headers, body }) {
+      const path = decodeURIComponent(new URL(url).pathname.replace(/^\/trpc\//, ''));
+      expect(headers.get('x-request-id'), `${path}: X-Request-Id`).toBeTruthy();
+      const batch = Array.isArray(body);
+      const procedures = batch ? path.split(',') : [path];
+      const envelopes = (batch ? body : [body]) as Envelope[];
+      procedures.forEach((procedure, index) => {
+        const envelope = envelopes[index];
+        expect(envelope, `${procedure}: envelope`).toBeDefined();
+        if (envelope) checkEnvelope(procedure, batch ? undefined : status, envelope);
+      });
     },
     check(method, url, { status, headers, body }) {
       const path = new URL(url).pathname;

@@ -1,10 +1,11 @@
 import { Writable } from 'node:stream';
-import { createApp, type App, type HttpTimeouts } from '../../server/app.js';
-import { createLogger } from '../../server/logger.js';
+import { afterAll, beforeAll } from 'vitest';
+import { createApp, type Api, type App, type HttpTimeouts } from '../../server/process/app.js';
+import { createLogger } from '../../server/process/logger.js';
 import type { RateLimitSetting } from '../../server/rate-limit/policy.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { loadConformance, type Conformance } from './conformance.js';
-import { createApiClient, type ApiClient } from './api-client.js';
+import { createHttpClients, type ApiClient, type TrpcClient } from './http.js';
 
 export const TEST_KEY = 'test-key-write';
 
@@ -20,6 +21,8 @@ export interface TestServer {
   conformance: Conformance;
   /** REST calls, each response checked against the served OpenAPI document. */
   api: ApiClient;
+  /** Raw tRPC calls (one procedure, not batched), each response checked likewise. */
+  trpc: TrpcClient;
   close(): Promise<void>;
 }
 
@@ -27,6 +30,10 @@ export interface TestServer {
 const TEST_RATE_LIMIT: RateLimitSetting = { limit: 100_000, windowSeconds: 60 };
 
 export interface TestServerOptions {
+  /** Serve these procedures instead of the service's own. */
+  api?: Api;
+  /** Leave `database` open on close(), for another server that shares it. */
+  keepDatabase?: boolean;
   apiKeys?: string[];
   rateLimit?: RateLimitSetting;
   redisUrl?: string;
@@ -36,8 +43,9 @@ export interface TestServerOptions {
   trustProxy?: boolean;
   /** Lowered by tests that prove slow clients are cut off. */
   timeouts?: Partial<HttpTimeouts>;
-  /** False serves every `/trpc` call through tRPC's own adapter, to compare with the lean path. */
-  leanTrpc?: boolean;
+  /** False serves every `/trpc` call through tRPC's own adapter, to compare with the fast path. */
+  trpcFastPath?: boolean;
+  maxBatchCalls?: number;
 }
 
 /** A log destination that keeps every line, parsed: a line that is not JSON fails the test. */
@@ -58,6 +66,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const database = options.database ?? (await createTestDatabase());
   const { sink, logs } = logSink();
   const app = createApp({
+    api: options.api,
     database: database.handle,
     logger: createLogger('info', sink),
     apiKeys: options.apiKeys ?? [TEST_KEY],
@@ -68,7 +77,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     redisUrl: options.redisUrl,
     corsOrigins: options.corsOrigins ?? [],
     timeouts: options.timeouts,
-    leanTrpc: options.leanTrpc,
+    trpcFastPath: options.trpcFastPath,
+    maxBatchCalls: options.maxBatchCalls,
   });
   const address = await app.listen(0, '127.0.0.1');
   const origin = `http://127.0.0.1:${address.port}`;
@@ -80,10 +90,30 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     baseUrl: `${origin}/v1`,
     logs,
     conformance,
-    api: createApiClient(origin, conformance, TEST_KEY),
+    ...createHttpClients(origin, conformance, TEST_KEY),
     close: async () => {
       await app.close(1_000);
-      await database.destroy();
+      if (!options.keepDatabase) await database.destroy();
     },
   };
+}
+
+/**
+ * A server for the whole test file: started before its first test, closed after its last.
+ * The returned object stands for it once started.
+ */
+export function useTestServer(
+  options: TestServerOptions | (() => Promise<TestServerOptions>) = {},
+): TestServer {
+  let server: TestServer | undefined;
+  beforeAll(async () => {
+    server = await startTestServer(typeof options === 'function' ? await options() : options);
+  });
+  afterAll(() => server?.close());
+  return new Proxy({} as TestServer, {
+    get(_target, property: keyof TestServer) {
+      if (!server) throw new Error('the test server is used before beforeAll started it');
+      return server[property];
+    },
+  });
 }

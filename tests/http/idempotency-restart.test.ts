@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Pet } from '../../server/schemas/pet.js';
-import { createApiClient, type ApiClient } from '../helpers/api-client.js';
+import { createHttpClients, type ApiClient } from '../helpers/http.js';
 import { spawnServer, type ChildServer } from '../helpers/child-server.js';
 import { loadConformance } from '../helpers/conformance.js';
 import { createPostgresDatabase, testDatabaseTarget } from '../helpers/database.js';
@@ -45,7 +45,7 @@ afterAll(async () => {
 
 async function start(): Promise<ApiClient> {
   running = await spawnServer(env);
-  return createApiClient(running.origin, await loadConformance(running.origin), API_KEY);
+  return createHttpClients(running.origin, await loadConformance(running.origin), API_KEY).api;
 }
 
 /** Bounded polling: the first server has committed once the pet is visible to a reader. */

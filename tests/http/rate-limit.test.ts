@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callTrpc } from '../helpers/trpc-http.js';
 import { startTestServer, TEST_KEY, type TestServer } from '../helpers/server.js';
 
 const OTHER_KEY = 'test-key-other';
@@ -41,7 +40,7 @@ describe('per-key rate limits', () => {
   });
 
   it('spends the same budget on the tRPC surface and refuses it there in its envelope', async () => {
-    const response = await callTrpc(server.origin, TEST_KEY, 'pets.list', {}, 'query');
+    const response = await server.trpc('pets.list', {}, 'query', { key: TEST_KEY });
     expect(response.status).toBe(429);
     expect(response.body).toMatchObject({ error: { data: { code: 'TOO_MANY_REQUESTS' } } });
     expect(response.headers.get('retry-after')).toMatch(/^\d+$/);
@@ -52,7 +51,7 @@ describe('per-key rate limits', () => {
     const rest = await server.api('GET', '/v1/pets', { key: OTHER_KEY });
     expect(rest.status).toBe(200);
     expect(rest.headers.get('ratelimit')).toMatch(/^"default";r=2;t=\d+$/);
-    const trpc = await callTrpc(server.origin, OTHER_KEY, 'pets.list', {}, 'query');
+    const trpc = await server.trpc('pets.list', {}, 'query', { key: OTHER_KEY });
     expect(trpc.status).toBe(200);
     expect(trpc.headers.get('ratelimit')).toMatch(/^"default";r=1;t=\d+$/);
     expect(trpc.headers.get('ratelimit-policy')).toBe(`"default";q=${LIMIT};w=60`);

@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueApiKey } from '../../server/auth/issue-api-key.js';
 import { newPet } from '../helpers/factories.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { callTrpc } from '../helpers/trpc-http.js';
 
 let server: TestServer;
 let readKey: string;
@@ -28,7 +27,7 @@ describe('a read key', () => {
   });
 
   it('is refused pets.create with 403 in the tRPC envelope', async () => {
-    const response = await callTrpc(server.origin, readKey, 'pets.create', newPet(), 'mutation');
+    const response = await server.trpc('pets.create', newPet(), 'mutation', { key: readKey });
     expect(response.status).toBe(403);
     expect(response.body).toMatchObject({
       error: { message: 'This API key is read-only', data: { code: 'FORBIDDEN', httpStatus: 403 } },
@@ -49,15 +48,11 @@ describe('a read key', () => {
     expect((await server.api('GET', `/v1/pets/${created.body.id}`, { key: readKey })).status).toBe(
       200,
     );
-    const list = await callTrpc(server.origin, readKey, 'pets.list', {}, 'query');
+    const list = await server.trpc('pets.list', {}, 'query', { key: readKey });
     expect(list.status).toBe(200);
-    const get = await callTrpc(
-      server.origin,
-      readKey,
-      'pets.get',
-      { petId: created.body.id },
-      'query',
-    );
+    const get = await server.trpc('pets.get', { petId: created.body.id }, 'query', {
+      key: readKey,
+    });
     expect(get.status).toBe(200);
   });
 });
@@ -69,12 +64,12 @@ describe('a write key', () => {
       body: newPet(),
     });
     expect(rest.status).toBe(201);
-    const trpc = await callTrpc(server.origin, writeKey, 'pets.create', newPet(), 'mutation');
+    const trpc = await server.trpc('pets.create', newPet(), 'mutation', { key: writeKey });
     expect(trpc.status).toBe(200);
     expect((await server.api('GET', '/v1/pets', { key: writeKey })).status).toBe(200);
     expect((await server.api('GET', `/v1/pets/${rest.body.id}`, { key: writeKey })).status).toBe(
       200,
     );
-    expect((await callTrpc(server.origin, writeKey, 'pets.list', {}, 'query')).status).toBe(200);
+    expect((await server.trpc('pets.list', {}, 'query', { key: writeKey })).status).toBe(200);
   });
 });

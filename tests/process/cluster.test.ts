@@ -5,7 +5,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresDatabase, testDatabaseTarget } from '../helpers/database.js';
 import { runChildServer, spawnServer, type ChildServer } from '../helpers/child-server.js';
-import { rawRequest } from '../helpers/raw-http.js';
+import { rawRequest } from '../helpers/http.js';
 
 const KEY = 'cluster-test-key-0123456789';
 const auth = { authorization: `Bearer ${KEY}` };

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createChildDatabase, type ChildDatabase } from '../helpers/child-database.js';
 import { spawnServer } from '../helpers/child-server.js';
-import { rawRequest } from '../helpers/raw-http.js';
+import { rawRequest } from '../helpers/http.js';
 
 const KEY = 'request-log-test-key-0123456789';
 const auth = { authorization: `Bearer ${KEY}` };

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createChildDatabase, type ChildDatabase } from '../helpers/child-database.js';
 import { testDatabaseTarget } from '../helpers/database.js';
 import { spawnServer } from '../helpers/child-server.js';
-import { heldPost, rawRequest } from '../helpers/raw-http.js';
+import { heldPost, rawRequest } from '../helpers/http.js';
 
 const KEY = 'shutdown-test-key-0123456789';
 const IN_FLIGHT = 50;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../server/config.js';
+import { ConfigError, loadConfig } from '../../server/process/config.js';
 import { parseRateLimit, rateLimitFields } from '../../server/rate-limit/policy.js';
 
 describe('parseRateLimit', () => {

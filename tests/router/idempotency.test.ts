@@ -102,9 +102,9 @@ describe('purgeExpiredIdempotencyKeys', () => {
     expect(pet.id).not.toBe(first.id);
     expect(second.ctx.responseHeaders['idempotent-replayed']).toBeUndefined();
     const [row] = await database.handle.db
-      .select({ petId: idempotencyKeys.petId })
+      .select({ response: idempotencyKeys.response })
       .from(idempotencyKeys)
       .where(eq(idempotencyKeys.key, 'expired-unpurged'));
-    expect(row?.petId).toBe(pet.id);
+    expect(row?.response).toEqual(pet);
   });
 });

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertPet, type PetRow } from '../../db/queries/pets.js';
 import { pets } from '../../db/schema.js';
 import type { Principal } from '../../server/auth/authenticator.js';
-import { createContextInner } from '../../server/context.js';
+import { createContextInner } from '../../server/trpc/context.js';
 import { createCaller } from '../../server/routers/_app.js';
 import { callerFor, rejection } from '../helpers/caller.js';
 import { createTestDatabase, testDatabaseTarget, type TestDatabase } from '../helpers/database.js';

@@ -1,7 +1,7 @@
 import { TRPCError } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../../server/auth/authenticator.js';
-import { createContextInner } from '../../server/context.js';
+import { createContextInner } from '../../server/trpc/context.js';
 import { createCaller } from '../../server/routers/_app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { newPet, reader, writer } from '../helpers/factories.js';

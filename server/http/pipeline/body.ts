@@ -1,0 +1,133 @@
+import type { IncomingMessage } from 'node:http';
+import { TRPCError } from '@trpc/server';
+
+export const MAX_BODY_BYTES = 64 * 1024;
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** A request body once read and checked: the text as sent, and its JSON value. */
+export interface JsonBody {
+  text: string;
+  value: unknown;
+}
+
+function tooLarge(): TRPCError {
+  return new TRPCError({
+    code: 'PAYLOAD_TOO_LARGE',
+    message: `Request body exceeds ${MAX_BODY_BYTES} bytes`,
+  });
+}
+
+function unsupported(message: string): TRPCError {
+  return new TRPCError({ code: 'UNSUPPORTED_MEDIA_TYPE', message });
+}
+
+/** One of `mediaTypes`, with an optional UTF-8 charset; anything else is a 415. */
+export function isJsonContentType(
+  header: string | undefined,
+  mediaTypes: readonly string[] = ['application/json'],
+): boolean {
+  if (!header) return false;
+  // The usual header, compared as it is before splitting it.
+  if (header === mediaTypes[0]) return true;
+  const [type = '', ...params] = header.split(';').map((part) => part.trim().toLowerCase());
+  if (!mediaTypes.includes(type)) return false;
+  return params.every(
+    (param) => !param.startsWith('charset=') || /^charset="?utf-8"?$/.test(param),
+  );
+}
+
+/**
+ * RFC 9110 §8.4: a content coding the service does not decode is refused, so that a proxy and
+ * the service never read two different bodies.
+ */
+function checkEncoding(header: string | undefined): void {
+  if (header === undefined || header.trim().toLowerCase() === 'identity') return;
+  throw unsupported(
+    `Content-Encoding "${header}" is not supported: send the body without a content coding`,
+  );
+}
+
+/**
+ * Reads at most MAX_BODY_BYTES: a declared larger length is refused before reading, and a
+ * stream that grows past the limit is refused as soon as it does, without buffering the rest.
+ */
+function readRaw(req: IncomingMessage): Promise<Buffer> {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > MAX_BODY_BYTES) return Promise.reject(tooLarge());
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const cleanup = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        cleanup();
+        req.pause();
+        reject(tooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(Buffer.concat(chunks, size));
+    };
+    const onError = (error: Error) => {
+      cleanup();
+      reject(
+        new TRPCError({
+          code: 'CLIENT_CLOSED_REQUEST',
+          message: 'Request body aborted',
+          cause: error,
+        }),
+      );
+    };
+    const onClose = () => {
+      onError(new Error('connection closed before the body ended'));
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+  });
+}
+
+export function parseJsonText(text: string, what = 'the request body'): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (cause) {
+    const detail = cause instanceof SyntaxError ? `: ${cause.message}` : '';
+    throw new TRPCError({ code: 'BAD_REQUEST', message: `Malformed JSON in ${what}${detail}` });
+  }
+}
+
+/**
+ * The one reading of a request body, for both surfaces: its coding, media type and charset,
+ * size, UTF-8 and JSON are checked here, before any operation runs.
+ */
+export async function readJsonBody(
+  req: IncomingMessage,
+  mediaTypes?: readonly string[],
+): Promise<JsonBody> {
+  checkEncoding(req.headers['content-encoding']);
+  if (!isJsonContentType(req.headers['content-type'], mediaTypes)) {
+    throw unsupported(`Request body must be ${(mediaTypes ?? ['application/json']).join(' or ')}`);
+  }
+  let text: string;
+  try {
+    text = utf8.decode(await readRaw(req));
+  } catch (error) {
+    if (error instanceof TRPCError) throw error;
+    throw new TRPCError({ code: 'BAD_REQUEST', message: 'Request body is not valid UTF-8' });
+  }
+  if (text.trim() === '') {
+    throw new TRPCError({ code: 'BAD_REQUEST', message: 'Request body is empty; expected JSON' });
+  }
+  return { text, value: parseJsonText(text) };
+}

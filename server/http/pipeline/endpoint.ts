@@ -1,0 +1,34 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Context } from '../../trpc/context.js';
+import type { JsonBody } from './body.js';
+import type { RequestState } from './request-state.js';
+
+/** One authenticated request, once the pipeline has read everything an endpoint needs. */
+export interface Call {
+  req: IncomingMessage;
+  res: ServerResponse;
+  state: RequestState;
+  ctx: Context;
+  /** The checked JSON body, for an endpoint that takes one. */
+  body: JsonBody | undefined;
+}
+
+/** What a request is routed to: an operation on either surface, or a tRPC call for the adapter. */
+export interface Endpoint {
+  /** The route's name in logs: a path template or a procedure path. */
+  name: string;
+  /** Calls the request makes, each counted against the key's rate limit (a batch makes several). */
+  calls: number;
+  /** The media types of the JSON body it reads; undefined when it reads none. */
+  bodyTypes: readonly string[] | undefined;
+  serve(call: Call): Promise<void>;
+}
+
+/** An endpoint that needs no key: health, readiness, the OpenAPI document, the docs page. */
+export interface PublicEndpoint {
+  name: string;
+  serve(req: IncomingMessage, res: ServerResponse, state: RequestState): Promise<void>;
+}
+
+export type Match =
+  { public: true; endpoint: PublicEndpoint } | { public: false; endpoint: Endpoint };

@@ -1,0 +1,140 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AnyTRPCRouter, TRPCError } from '@trpc/server';
+import type { DatabaseHandle } from '../../../db/client.js';
+import type { Authenticator } from '../../auth/authenticator.js';
+import type { AnyOperation } from '../../operations/define.js';
+import type { Logger } from '../../process/logger.js';
+import type { RateLimiter } from '../../rate-limit/limiter.js';
+import { createContextInner } from '../../trpc/context.js';
+import { toTRPCError } from '../../trpc/errors.js';
+import { createPublicRoutes } from '../public/routes.js';
+import { createRestEndpoints, notFound } from '../rest/endpoints.js';
+import { createTrpcEndpoints } from '../trpc/endpoints.js';
+import { authenticate } from './authenticate.js';
+import { readJsonBody } from './body.js';
+import { createCors } from './cors.js';
+import type { Match } from './endpoint.js';
+import { enforceRateLimit } from './rate-limit.js';
+import { createRequestState, type RequestState } from './request-state.js';
+import { sendError, sendTrpcError } from './respond.js';
+import { refuseRepeatedSingletons } from './singleton-headers.js';
+
+export interface HandlerDeps {
+  router: AnyTRPCRouter;
+  operations: ReadonlyMap<string, AnyOperation>;
+  database: DatabaseHandle;
+  authenticator: Authenticator;
+  /** Absent when rate limiting is off. */
+  rateLimiter?: RateLimiter | undefined;
+  logger: Logger;
+  openApiDocument: { servers?: { url: string }[] };
+  trustProxy: boolean;
+  /** Browser origins allowed to call the API (CORS); empty allows none. */
+  corsOrigins: readonly string[];
+  /** Used for links when the request's own Host header is unusable. */
+  fallbackOrigin: string;
+  cursorSecret?: string | undefined;
+  /** Plain `/trpc` calls run as REST runs them; false sends them all to tRPC's adapter. */
+  trpcFastPath: boolean;
+  /** Calls one tRPC batch may hold. */
+  maxBatchCalls: number;
+}
+
+/** Answers that depend on the caller's key must not be kept by any cache on the way. */
+const NO_STORE = 'no-store';
+
+/**
+ * The one request pipeline of both surfaces, in the contract's order: route once, authenticate
+ * once, spend the key's rate limit, read and check the body once, then run the endpoint. The
+ * database budget (RequestState) covers the key lookup and the operation, not the client's
+ * upload. Every answer carries the headers collected in the request's state.
+ */
+export function createRequestHandler(deps: HandlerDeps) {
+  const { database, authenticator, logger } = deps;
+  const publicRoutes = createPublicRoutes(deps);
+  const rest = createRestEndpoints(deps.operations);
+  const cors = createCors(deps.corsOrigins, rest.methods);
+  const logServerError = (error: TRPCError, state: RequestState) => {
+    if (error.code === 'INTERNAL_SERVER_ERROR' || error.code === 'SERVICE_UNAVAILABLE') {
+      logger.error({ err: error.cause ?? error, reqId: state.requestId }, error.message);
+    }
+  };
+  const trpc = createTrpcEndpoints({
+    router: deps.router,
+    operations: deps.operations,
+    fastPath: deps.trpcFastPath,
+    maxBatchCalls: deps.maxBatchCalls,
+    onError: logServerError,
+  });
+
+  function route(req: IncomingMessage, state: RequestState): Match {
+    const publicEndpoint = publicRoutes.get(state.path);
+    if (publicEndpoint) return { public: true, endpoint: publicEndpoint };
+    if (state.path === '/v1' || state.path.startsWith('/v1/')) {
+      return { public: false, endpoint: rest.match(state) };
+    }
+    if (state.surface === 'trpc') return { public: false, endpoint: trpc(req, state) };
+    throw notFound(state);
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse, state: RequestState) {
+    refuseRepeatedSingletons(req);
+    const match = route(req, state);
+    state.route = match.endpoint.name;
+    if (match.public) return match.endpoint.serve(req, res, state);
+    const { endpoint } = match;
+    state.headers['cache-control'] = NO_STORE;
+    const principal = await authenticate(authenticator, req, state);
+    await enforceRateLimit(deps.rateLimiter, principal.keyId, endpoint.calls, state);
+    const body = endpoint.bodyTypes ? await readJsonBody(req, endpoint.bodyTypes) : undefined;
+    const ctx = createContextInner({
+      db: database.db,
+      principal,
+      baseUrl: `${state.origin}/v1`,
+      cursorSecret: deps.cursorSecret,
+      // A repeated header was refused above, so this is the one value sent.
+      idempotencyKey: req.headers['idempotency-key'] as string | undefined,
+      budget: state.budget,
+      responseHeaders: state.headers,
+    });
+    await endpoint.serve({ req, res, state, ctx, body });
+  }
+
+  function fail(res: ServerResponse, state: RequestState, cause: unknown) {
+    const error = toTRPCError(cause);
+    logServerError(error, state);
+    if (res.headersSent || error.code === 'CLIENT_CLOSED_REQUEST') {
+      res.destroy();
+      return;
+    }
+    // The unread rest of a refused body must not be taken for the next request.
+    if (error.code === 'PAYLOAD_TOO_LARGE') state.headers.connection = 'close';
+    if (state.surface === 'trpc') {
+      sendTrpcError(res, error, state.path.slice('/trpc/'.length), state.headers);
+    } else sendError(res, error, state.headers);
+  }
+
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    const state = createRequestState(req, deps);
+    res.once('finish', () => {
+      if (state.route === '/healthz' || state.route === '/readyz') return;
+      logger.info({
+        reqId: state.requestId,
+        method: req.method,
+        route: state.route ?? 'unmatched',
+        status: res.statusCode,
+        durationMs: Math.round((performance.now() - state.startedAt) * 10) / 10,
+        keyId: state.keyId,
+      });
+    });
+    if (cors(req, state.headers)) {
+      state.route = 'CORS preflight';
+      res.writeHead(204, state.headers);
+      res.end();
+      return;
+    }
+    handle(req, res, state).catch((cause: unknown) => {
+      fail(res, state, cause);
+    });
+  };
+}

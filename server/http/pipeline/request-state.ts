@@ -1,0 +1,88 @@
+import type { IncomingMessage } from 'node:http';
+import { DatabaseBudget } from '../../../db/deadline.js';
+import { requestIdFrom } from './request-id.js';
+
+/** Which kind of answer the request gets when it fails: the contract's Error body or tRPC's envelope. */
+export type Surface = 'rest' | 'trpc';
+
+/** What the layers of one request share: its id, where it came in, and headers for any answer. */
+export interface RequestState {
+  requestId: string;
+  method: string;
+  /**
+   * The path exactly as sent, never normalised: `/trpc/../v1/pets` or `//x/healthz` name no
+   * route, so a proxy that allows only some paths cannot be walked around.
+   */
+  path: string;
+  /** The query string as sent, without the `?`. */
+  query: string;
+  /** `scheme://host[:port]` the caller used; links in responses are built on it. */
+  origin: string;
+  surface: Surface;
+  /** Route name for logs, once known. */
+  route: string | undefined;
+  keyId: string | undefined;
+  /**
+   * Headers every answer to this request carries, error or not, the operation's own
+   * (Location, Link) included: the one place an answer's headers are collected.
+   */
+  headers: Record<string, string>;
+  /** The request's time on the database, shared by the key lookup and the operation. */
+  budget: DatabaseBudget;
+  startedAt: number;
+}
+
+const HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+const PROTO = /^https?$/;
+/** RFC 9112 §3.2.2: a request to a proxy names the whole URL (absolute-form). */
+const ABSOLUTE_FORM = /^https?:\/\/[^/?#]*/i;
+
+function firstValue(header: string | string[] | undefined): string | undefined {
+  const value = Array.isArray(header) ? header[0] : header;
+  return value?.split(',')[0]?.trim();
+}
+
+/** Forwarded headers are believed only behind a trusted proxy; a bad Host falls back. */
+function originOf(req: IncomingMessage, trustProxy: boolean, fallbackOrigin: string): string {
+  const forwardedHost = trustProxy ? firstValue(req.headers['x-forwarded-host']) : undefined;
+  const forwardedProto = trustProxy ? firstValue(req.headers['x-forwarded-proto']) : undefined;
+  const host = forwardedHost ?? req.headers.host;
+  if (!host || !HOST.test(host)) return fallbackOrigin;
+  const proto = forwardedProto && PROTO.test(forwardedProto) ? forwardedProto : 'http';
+  return `${proto}://${host}`;
+}
+
+/** The path and query of the request target as sent; a fragment is not part of a request. */
+function splitTarget(url: string): { path: string; query: string } {
+  const target = url.startsWith('/') ? url : url.replace(ABSOLUTE_FORM, '');
+  const mark = target.indexOf('?');
+  return mark === -1
+    ? { path: target, query: '' }
+    : { path: target.slice(0, mark), query: target.slice(mark + 1) };
+}
+
+export function createRequestState(
+  req: IncomingMessage,
+  options: { trustProxy: boolean; fallbackOrigin: string },
+): RequestState {
+  const requestId = requestIdFrom(req.headers['x-request-id']);
+  const { path, query } = splitTarget(req.url ?? '/');
+  return {
+    requestId,
+    method: req.method ?? 'GET',
+    path,
+    query,
+    origin: originOf(req, options.trustProxy, options.fallbackOrigin),
+    surface: path.startsWith('/trpc/') ? 'trpc' : 'rest',
+    route: undefined,
+    keyId: undefined,
+    headers: { 'x-request-id': requestId, 'x-content-type-options': 'nosniff' },
+    budget: new DatabaseBudget(),
+    startedAt: performance.now(),
+  };
+}
+
+/** Adds to the `Vary` answer header, keeping what is there. */
+export function appendVary(headers: Record<string, string>, value: string): void {
+  headers.vary = headers.vary ? `${headers.vary}, ${value}` : value;
+}

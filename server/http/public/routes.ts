@@ -1,0 +1,88 @@
+import { TRPCError } from '@trpc/server';
+import type { DatabaseHandle } from '../../../db/client.js';
+import type { PublicEndpoint } from '../pipeline/endpoint.js';
+import { sendJson } from '../pipeline/respond.js';
+import { docsRoutes } from './docs.js';
+
+type PublicRoute = PublicEndpoint['serve'];
+
+const READY_TIMEOUT_MS = 2_000;
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      reject(new Error(`timed out after ${ms} ms`));
+    }, ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => {
+    clearTimeout(timer);
+  });
+}
+
+function readOnly(name: string, serve: PublicRoute): PublicEndpoint {
+  return {
+    name,
+    serve: async (req, res, state) => {
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        state.headers.allow = 'GET, HEAD';
+        throw new TRPCError({
+          code: 'METHOD_NOT_SUPPORTED',
+          message: `${req.method ?? ''} is not supported on ${name}; allowed: GET, HEAD`,
+        });
+      }
+      await serve(req, res, state);
+    },
+  };
+}
+
+/** Endpoints that need no API key: health, readiness, the interface description and its page. */
+export function createPublicRoutes(deps: {
+  database: DatabaseHandle;
+  openApiDocument: { servers?: { url: string }[] };
+}) {
+  const openApiJson = JSON.stringify(deps.openApiDocument);
+  return new Map<string, PublicEndpoint>([
+    [
+      '/healthz',
+      readOnly('/healthz', (_req, res, state) => {
+        sendJson(res, 200, { status: 'ok' }, state.headers);
+        return Promise.resolve();
+      }),
+    ],
+    [
+      '/readyz',
+      readOnly('/readyz', async (_req, res, state) => {
+        try {
+          await withTimeout(deps.database.ping(), READY_TIMEOUT_MS);
+        } catch (cause) {
+          throw new TRPCError({
+            code: 'SERVICE_UNAVAILABLE',
+            message: 'The database is not answering',
+            cause,
+          });
+        }
+        sendJson(res, 200, { status: 'ready' }, state.headers);
+      }),
+    ],
+    [
+      '/v1/openapi.json',
+      readOnly('/v1/openapi.json', (_req, res, state) => {
+        res.writeHead(200, {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(openApiJson),
+          ...state.headers,
+        });
+        res.end(openApiJson);
+        return Promise.resolve();
+      }),
+    ],
+    ...docsRoutes(deps.openApiDocument).map(([path, serve]): [string, PublicEndpoint] => [
+      path,
+      readOnly(path.startsWith('/docs/assets/') ? '/docs/assets' : path, (req, res, state) => {
+        serve(req, res, state.headers);
+        return Promise.resolve();
+      }),
+    ]),
+  ]);
+}

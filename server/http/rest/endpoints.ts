@@ -1,0 +1,75 @@
+import { TRPCError } from '@trpc/server';
+import type { AnyOperation } from '../../operations/define.js';
+import { execute } from '../../operations/execute.js';
+import type { Call, Endpoint } from '../pipeline/endpoint.js';
+import type { RequestState } from '../pipeline/request-state.js';
+import { sendJson } from '../pipeline/respond.js';
+import { bodyInput, pathInput, queryInput } from './input.js';
+import { deprecationHeaders, matchRoute, restRoutesOf, type RestRoute } from './routes.js';
+
+const JSON_BODY = ['application/json'] as const;
+
+function endpointOf(route: RestRoute, captures: RegExpExecArray): Endpoint {
+  const { binding, operation } = route;
+  const takesBody = binding.method === 'POST' || binding.method === 'PATCH';
+  return {
+    name: binding.path,
+    calls: 1,
+    bodyTypes: takesBody ? JSON_BODY : undefined,
+    serve: async ({ res, state, ctx, body }: Call) => {
+      const input = body
+        ? bodyInput(route, state.query, body, captures)
+        : { ...queryInput(route, state.query), ...pathInput(route, captures) };
+      const output = await execute(operation, ctx, input);
+      sendJson(res, binding.successStatus, output, state.headers);
+    },
+  };
+}
+
+/**
+ * The REST surface under /v1: each operation's route from its definition, run by the same
+ * `execute` as the fast `/trpc` path. A deprecated operation says so on every answer, refusals
+ * (401, 429) included, since the route is matched before the caller is authenticated.
+ */
+export function createRestEndpoints(operations: ReadonlyMap<string, AnyOperation>) {
+  const routes = restRoutesOf(operations);
+  const methods = [...new Set(routes.map((route) => route.binding.method))];
+
+  const match = (state: RequestState): Endpoint => {
+    const found = matchRoute(routes, state.method, state.path.slice('/v1'.length) || '/');
+    if (found.kind === 'none') return refusal(() => notFound(state));
+    if (found.kind === 'wrong-method') {
+      return refusal(() => {
+        state.headers.allow = found.allow.join(', ');
+        return new TRPCError({
+          code: 'METHOD_NOT_SUPPORTED',
+          message: `${state.method} is not supported on ${state.path}; allowed: ${state.headers.allow}`,
+        });
+      });
+    }
+    const { deprecation } = found.route.binding;
+    if (deprecation) Object.assign(state.headers, deprecationHeaders(deprecation, state.origin));
+    return endpointOf(found.route, found.captures);
+  };
+  return { match, methods };
+}
+
+/**
+ * A request under /v1 that names no operation: refused only once the caller is authenticated,
+ * so that an anonymous caller learns nothing about which paths exist.
+ */
+function refusal(error: () => TRPCError): Endpoint {
+  return {
+    name: 'unmatched',
+    calls: 1,
+    bodyTypes: undefined,
+    serve: () => Promise.reject(error()),
+  };
+}
+
+export function notFound(state: RequestState): TRPCError {
+  return new TRPCError({
+    code: 'NOT_FOUND',
+    message: `No route for ${state.method} ${state.path}`,
+  });
+}

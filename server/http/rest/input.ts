@@ -1,0 +1,73 @@
+import { TRPCError } from '@trpc/server';
+import { z } from 'zod';
+import type { JsonBody } from '../pipeline/body.js';
+import type { RestRoute } from './routes.js';
+
+const INTEGER = /^-?\d+$/;
+const NO_QUERY = z.strictObject({});
+
+/** A record without a prototype: a parameter named `__proto__` is a key like any other. */
+const record = (): Record<string, unknown> => Object.create(null) as Record<string, unknown>;
+
+function valueOf(route: RestRoute, key: string, raw: string): unknown {
+  return route.numericParams.has(key) && INTEGER.test(raw) ? Number(raw) : raw;
+}
+
+/** Query parameters by name; a repeated one stays visible as an array, so validation refuses it. */
+export function queryInput(route: RestRoute, query: string): Record<string, unknown> {
+  const input = record();
+  if (query === '') return input;
+  for (const [key, raw] of new URLSearchParams(query)) {
+    const value = valueOf(route, key, raw);
+    const previous = input[key];
+    if (previous === undefined) input[key] = value;
+    else
+      input[key] = Array.isArray(previous)
+        ? [...(previous as unknown[]), value]
+        : [previous, value];
+  }
+  return input;
+}
+
+/** Path parameters, read by position from the route's pattern. */
+export function pathInput(route: RestRoute, captures: RegExpExecArray): Record<string, unknown> {
+  const input = record();
+  for (const [index, key] of route.pathParams.entries()) {
+    // Every group of the pattern is mandatory; `?? ''` only satisfies the index type.
+    const encoded = captures[index + 1] ?? '';
+    let raw: string;
+    try {
+      raw = decodeURIComponent(encoded);
+    } catch {
+      throw new TRPCError({
+        code: 'BAD_REQUEST',
+        message: `Path parameter ${key} is not valid percent-encoding`,
+      });
+    }
+    input[key] = valueOf(route, key, raw);
+  }
+  return input;
+}
+
+/** An operation with a body takes no query parameters; path parameters join the body's fields. */
+export function bodyInput(
+  route: RestRoute,
+  query: string,
+  body: JsonBody,
+  captures: RegExpExecArray,
+): unknown {
+  // Named one by one in `issues`, as validation names unknown fields.
+  const none = NO_QUERY.safeParse(Object.fromEntries(new URLSearchParams(query)));
+  if (!none.success) {
+    throw new TRPCError({
+      code: 'BAD_REQUEST',
+      message: 'Unknown query parameters',
+      cause: none.error,
+    });
+  }
+  if (route.pathParams.length === 0) return body.value;
+  const { value } = body;
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? { ...value, ...pathInput(route, captures) }
+    : value;
+}

@@ -1,0 +1,94 @@
+import type { IncomingMessage } from 'node:http';
+import { TRPCError, type AnyTRPCRouter } from '@trpc/server';
+import { nodeHTTPRequestHandler } from '@trpc/server/adapters/node-http';
+import type { AnyOperation } from '../../operations/define.js';
+import { execute } from '../../operations/execute.js';
+import { MAX_BODY_BYTES } from '../pipeline/body.js';
+import type { Call, Endpoint } from '../pipeline/endpoint.js';
+import type { RequestState } from '../pipeline/request-state.js';
+import { sendJson, setHeaders } from '../pipeline/respond.js';
+import { parseTrpcQuery, type TrpcQuery } from './query.js';
+
+const JSON_BODY = ['application/json'] as const;
+/** tRPC's adapter sends it on every answer; caches in front must not see a difference. */
+const VARY = 'trpc-accept, accept';
+
+export interface TrpcEndpointOptions {
+  router: AnyTRPCRouter;
+  /** Operations under their procedure paths, for the fast path. */
+  operations: ReadonlyMap<string, AnyOperation>;
+  /** False sends every call through tRPC's adapter (the wire test compares the two). */
+  fastPath: boolean;
+  /** Calls one batch may hold. */
+  maxBatchCalls: number;
+  onError: (error: TRPCError, state: RequestState) => void;
+}
+
+/** A query by GET or a mutation by POST, not batched, asking for plain JSON. */
+function isPlainCall(req: IncomingMessage, operation: AnyOperation, query: TrpcQuery): boolean {
+  if (query.batch || query.other) return false;
+  if (req.headers['trpc-accept'] !== undefined) return false;
+  if (req.headers.accept?.includes('application/jsonl')) return false;
+  return req.method === (operation.kind === 'query' ? 'GET' : 'POST');
+}
+
+/**
+ * `/trpc/<path>` requests. A plain call of one operation runs it as REST does (the same
+ * `execute`) and writes tRPC's envelope; everything else (batches, subscriptions, a method or
+ * procedure tRPC refuses) goes to tRPC's own node adapter, with the body the pipeline already
+ * read and checked.
+ */
+export function createTrpcEndpoints(options: TrpcEndpointOptions) {
+  const { router, operations, onError } = options;
+
+  const fastEndpoint = (operation: AnyOperation, path: string, query: TrpcQuery): Endpoint => ({
+    name: `/trpc/${path}`,
+    calls: 1,
+    bodyTypes: operation.kind === 'mutation' ? JSON_BODY : undefined,
+    serve: async ({ res, state, ctx, body }: Call) => {
+      const data = await execute(operation, ctx, body ? body.value : query.input);
+      sendJson(res, 200, { result: { data } }, state.headers);
+    },
+  });
+
+  const adapterEndpoint = (req: IncomingMessage, path: string, calls: number): Endpoint => ({
+    name: `/trpc/${path}`,
+    calls,
+    bodyTypes: req.method === 'POST' ? JSON_BODY : undefined,
+    serve: ({ req, res, state, ctx, body }: Call) => {
+      // tRPC's adapter reads a body that an earlier layer read from `req.body`.
+      if (body) Object.assign(req, { body: body.text });
+      // Some answers the adapter writes without responseMeta (HEAD, its own failures).
+      setHeaders(res, state.headers);
+      return nodeHTTPRequestHandler({
+        router,
+        req,
+        res,
+        path,
+        maxBodySize: MAX_BODY_BYTES,
+        createContext: () => ctx,
+        responseMeta: () => ({ headers: state.headers }),
+        onError: ({ error }) => {
+          onError(error, state);
+        },
+      });
+    },
+  });
+
+  return (req: IncomingMessage, state: RequestState): Endpoint => {
+    state.headers.vary = state.headers.vary ? `${VARY}, ${state.headers.vary}` : VARY;
+    const path = state.path.slice('/trpc/'.length);
+    const query = parseTrpcQuery(state.query);
+    const calls = query.batch ? path.split(',').length : 1;
+    if (calls > options.maxBatchCalls) {
+      throw new TRPCError({
+        code: 'BAD_REQUEST',
+        message: `A batch may hold at most ${options.maxBatchCalls} calls; this one holds ${calls}`,
+      });
+    }
+    const operation = options.fastPath ? operations.get(path) : undefined;
+    return operation && isPlainCall(req, operation, query)
+      ? fastEndpoint(operation, path, query)
+      : adapterEndpoint(req, path, calls);
+  };
+}

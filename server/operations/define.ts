@@ -1,0 +1,75 @@
+import type { z } from 'zod';
+import type { ApiKeyScope } from '../../db/queries/api-keys.js';
+import type { Principal } from '../auth/authenticator.js';
+import type { Context } from '../trpc/context.js';
+
+/** What an operation's handler runs with: the request's context, its caller known. */
+export interface OperationContext extends Context {
+  principal: Principal;
+}
+
+export type Stability = 'stable' | 'beta' | 'experimental';
+
+/** Statuses an operation documents beyond those every authenticated operation can answer. */
+export type ErrorStatus = 400 | 403 | 404 | 409 | 410 | 412 | 413 | 415 | 422;
+
+/** RFC 9745 and RFC 8594: when an operation was deprecated and when it goes away. */
+export interface Deprecation {
+  deprecatedAt: Date;
+  sunset: Date;
+}
+
+/** How an operation is offered over REST under /v1, and described in the OpenAPI document. */
+export interface RestBinding {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  /** The OpenAPI path template relative to the /v1 base, e.g. `/pets/{petId}`. */
+  path: `/${string}`;
+  operationId: string;
+  summary: string;
+  description: string;
+  tags: string[];
+  stability: Stability;
+  successStatus: 200 | 201 | 204;
+  successDescription: string;
+  errorResponses: Partial<Record<ErrorStatus, string>>;
+  deprecation?: Deprecation;
+  requestHeaders?: z.ZodObject;
+  responseHeaders?: z.ZodObject;
+}
+
+export type OperationKind = 'query' | 'mutation';
+
+/**
+ * One operation, defined once: from it come the tRPC procedure (server/trpc/procedures.ts), the
+ * REST route and the fast `/trpc` path (server/http), and the OpenAPI document
+ * (server/openapi). The handler is the only code that differs between operations.
+ */
+export interface Operation<
+  I extends z.ZodType = z.ZodType,
+  O extends z.ZodType = z.ZodType,
+  K extends OperationKind = OperationKind,
+> {
+  kind: K;
+  /** The key scope the caller needs. */
+  scope: ApiKeyScope;
+  input: I;
+  output: O;
+  /** Absent for an operation offered to tRPC clients only. */
+  rest?: RestBinding;
+  // A method, so that an operation with particular schemas is also an AnyOperation.
+  handler(ctx: OperationContext, input: z.output<I>): Promise<z.input<O>>;
+}
+
+export type AnyOperation = Operation;
+
+export function defineQuery<I extends z.ZodType, O extends z.ZodType>(
+  operation: Omit<Operation<I, O, 'query'>, 'kind'>,
+): Operation<I, O, 'query'> {
+  return { kind: 'query', ...operation };
+}
+
+export function defineMutation<I extends z.ZodType, O extends z.ZodType>(
+  operation: Omit<Operation<I, O, 'mutation'>, 'kind'>,
+): Operation<I, O, 'mutation'> {
+  return { kind: 'mutation', ...operation };
+}

@@ -1,0 +1,34 @@
+import { TRPCError } from '@trpc/server';
+import type { z } from 'zod';
+import { authorize } from '../auth/authorize.js';
+import type { Context } from '../trpc/context.js';
+import type { Operation, OperationContext } from './define.js';
+
+/**
+ * Runs an operation for the HTTP surfaces, step for step as its tRPC procedure does (the guard,
+ * input validation, the handler within the request's database budget, output validation), with
+ * the same errors; REST and the fast `/trpc` path both call it. tRPC's own runner, which the
+ * procedure goes through for createCaller, batches and subscriptions, nests an async level per
+ * middleware and parser; this is one.
+ */
+export async function execute<O extends z.ZodType>(
+  operation: Operation<z.ZodType, O>,
+  ctx: Context,
+  rawInput: unknown,
+): Promise<z.output<O>> {
+  authorize(ctx.principal, operation.scope);
+  const input = operation.input.safeParse(rawInput);
+  if (!input.success) throw new TRPCError({ code: 'BAD_REQUEST', cause: input.error });
+  const data: unknown = await ctx.budget.within(
+    operation.handler(ctx as OperationContext, input.data),
+  );
+  const output = operation.output.safeParse(data);
+  if (!output.success) {
+    throw new TRPCError({
+      code: 'INTERNAL_SERVER_ERROR',
+      message: 'Output validation failed',
+      cause: output.error,
+    });
+  }
+  return output.data;
+}

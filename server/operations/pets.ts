@@ -1,0 +1,143 @@
+import { TRPCError } from '@trpc/server';
+import { z } from 'zod';
+import { insertPetGrouped } from '../../db/queries/grouped-pet-inserts.js';
+import { findPet, insertPet } from '../../db/queries/pets.js';
+import { IdempotencyKeyHeaderSchema, parseIdempotencyKey } from '../idempotency/key-header.js';
+import { IDEMPOTENCY_TTL_SECONDS, performIdempotently } from '../idempotency/replay.js';
+import { nextPageLink, pageOfPets } from '../pagination/pet-page.js';
+import {
+  GetPetInputSchema,
+  ListPetsInputSchema,
+  NewPetSchema,
+  PetPageSchema,
+  PetSchema,
+} from '../schemas/pet.js';
+import { defineMutation, defineQuery } from './define.js';
+
+const TTL_HOURS = IDEMPOTENCY_TTL_SECONDS / 3600;
+
+export const listPets = defineQuery({
+  scope: 'read',
+  input: ListPetsInputSchema,
+  output: z.array(PetSchema),
+  rest: {
+    method: 'GET',
+    path: '/pets',
+    operationId: 'listPets',
+    summary: 'List animals',
+    description:
+      'Animals in ascending id order, optionally filtered by status. When more exist, the `Link` header points at the next page; following it until it is absent visits every matching animal exactly once.',
+    tags: ['pets'],
+    stability: 'stable',
+    successStatus: 200,
+    successDescription: 'A page of animals.',
+    responseHeaders: z.object({
+      Link: z.string().optional().meta({
+        description:
+          'RFC 8288 link to the next page, `<{base}/pets?limit=N[&status=S]&cursor=C>; rel="next"`; absent on the last page.',
+      }),
+    }),
+    errorResponses: {
+      400: 'Invalid or unknown query parameter, or a cursor that was altered or issued for another `status`.',
+    },
+  },
+  handler: async (ctx, input) => {
+    const page = await pageOfPets(ctx, input);
+    if (page.nextCursor) {
+      ctx.responseHeaders.link = nextPageLink(ctx.baseUrl, input, page.nextCursor);
+    }
+    return page.items;
+  },
+});
+
+/** The same pages for tRPC clients (`useInfiniteQuery`), with the cursor in the body. */
+export const listPetPage = defineQuery({
+  scope: 'read',
+  input: ListPetsInputSchema,
+  output: PetPageSchema,
+  handler: (ctx, input) => pageOfPets(ctx, input),
+});
+
+export const createPet = defineMutation({
+  scope: 'write',
+  input: NewPetSchema,
+  output: PetSchema,
+  rest: {
+    method: 'POST',
+    path: '/pets',
+    operationId: 'createPet',
+    summary: 'Add an animal',
+    description: `Send an \`Idempotency-Key\` to make retries safe: a retry with the same key and body, from the same API key, within ${TTL_HOURS} hours, returns the original response and creates nothing.`,
+    tags: ['pets'],
+    stability: 'stable',
+    successStatus: 201,
+    successDescription: 'The created animal, with its assigned id.',
+    requestHeaders: z.object({
+      'Idempotency-Key': IdempotencyKeyHeaderSchema.optional().meta({
+        description: `1..255 printable ASCII characters, bare (\`abc\`) or as a quoted string (\`"abc"\`); both name the same key. Keys are scoped to the API key and kept ${TTL_HOURS} hours.`,
+        examples: ['"8e03978e-40d5-43e8-bc93-6894a57f9324"'],
+      }),
+    }),
+    responseHeaders: z.object({
+      Location: z.url().meta({ description: 'Address of the created animal: `{base}/pets/{id}`.' }),
+      'Idempotent-Replayed': z.literal('true').optional().meta({
+        description:
+          'Present when this is the stored response to an earlier request with the same Idempotency-Key.',
+      }),
+    }),
+    errorResponses: {
+      400: 'Malformed JSON, missing or invalid fields, or unknown fields.',
+      403: 'The API key is read-only.',
+      409: 'A request with the same Idempotency-Key is still in progress; retry after it completes.',
+      413: 'The body is larger than 64 KiB.',
+      415: 'The body is not application/json.',
+      422: 'The Idempotency-Key was already used with a different body.',
+    },
+  },
+  handler: async (ctx, input) => {
+    const key = parseIdempotencyKey(ctx.idempotencyKey);
+    const { body: pet, replayed } = key
+      ? await performIdempotently(
+          ctx.db,
+          { apiKeyId: ctx.principal.keyId, key },
+          { operation: 'createPet', canonicalInput: [input.name, input.categoryId, input.status] },
+          (tx) => insertPet(tx, input),
+        )
+      : { body: await insertPetGrouped(ctx.db, input), replayed: false };
+    ctx.responseHeaders.location = `${ctx.baseUrl}/pets/${pet.id}`;
+    if (replayed) ctx.responseHeaders['idempotent-replayed'] = 'true';
+    return pet;
+  },
+});
+
+export const getPet = defineQuery({
+  scope: 'read',
+  input: GetPetInputSchema,
+  output: PetSchema,
+  rest: {
+    method: 'GET',
+    path: '/pets/{petId}',
+    operationId: 'getPet',
+    summary: 'Return one animal by id',
+    description:
+      'Deprecated: to be removed on 5 December 2030. Use `GET /pets` with the `status` filter instead.',
+    tags: ['pets'],
+    stability: 'stable',
+    // The interface document shipped it deprecated: the first release of this service.
+    deprecation: {
+      deprecatedAt: new Date('2026-11-21T00:00:00Z'),
+      sunset: new Date('2030-12-05T00:00:00Z'),
+    },
+    successStatus: 200,
+    successDescription: 'The animal.',
+    errorResponses: {
+      400: '`petId` is not a positive integer.',
+      404: 'No animal has this id.',
+    },
+  },
+  handler: async (ctx, input) => {
+    const pet = await findPet(ctx.db, input.petId);
+    if (!pet) throw new TRPCError({ code: 'NOT_FOUND', message: `No pet with id ${input.petId}` });
+    return pet;
+  },
+});

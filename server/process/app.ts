@@ -1,0 +1,169 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { AnyTRPCRouter } from '@trpc/server';
+import type { DatabaseHandle } from '../../db/client.js';
+import { Authenticator } from '../auth/authenticator.js';
+import { createRequestHandler } from '../http/pipeline/handler.js';
+import { trackInFlight } from '../http/pipeline/in-flight.js';
+import { fastPathVerified, installedTrpcVersion, TRPC_WIRE_VERSION } from '../http/trpc/wire.js';
+import { startIdempotencyPurge } from '../idempotency/purge.js';
+import { buildOpenApiDocument } from '../openapi/document.js';
+import { createRateLimiter, type RateLimiter } from '../rate-limit/limiter.js';
+import type { RateLimitSetting } from '../rate-limit/policy.js';
+import type { AnyOperation } from '../operations/define.js';
+import { appRouter, operations } from '../routers/_app.js';
+import type { Logger } from './logger.js';
+
+/** The procedures an app serves: the service's own unless a test serves others. */
+export interface Api {
+  router: AnyTRPCRouter;
+  operations: ReadonlyMap<string, AnyOperation>;
+}
+
+export interface AppOptions {
+  api?: Api;
+  database: DatabaseHandle;
+  logger: Logger;
+  apiKeys: readonly string[];
+  publicBaseUrl: string;
+  stagingBaseUrl?: string | undefined;
+  trustProxy: boolean;
+  rateLimit: RateLimitSetting;
+  /** Shares rate-limit counts across processes; without it each process counts alone. */
+  redisUrl?: string | undefined;
+  /** Signs pagination cursors; see CURSOR_SECRET in the README. */
+  cursorSecret?: string | undefined;
+  corsOrigins?: readonly string[];
+  /** Defaults suit production; tests lower them to prove slow clients are cut off. */
+  timeouts?: Partial<HttpTimeouts>;
+  /** Calls one tRPC batch may hold (TRPC_MAX_BATCH). */
+  maxBatchCalls?: number;
+  /**
+   * Plain tRPC calls skip tRPC's node adapter (default); false sends every `/trpc` call through
+   * it, which the wire test compares against.
+   */
+  trpcFastPath?: boolean;
+}
+
+const DEFAULT_MAX_BATCH_CALLS = 20;
+
+/**
+ * The fast `/trpc` path writes tRPC's wire format itself, so it runs only on the tRPC version
+ * that format was checked against; on any other, every call goes through tRPC's adapter.
+ */
+function useTrpcFastPath(requested: boolean, logger: Logger): boolean {
+  if (!requested) return false;
+  if (fastPathVerified()) return true;
+  logger.warn(
+    { installed: installedTrpcVersion(), verified: TRPC_WIRE_VERSION },
+    "@trpc/server is not the version the fast /trpc path was checked against; every /trpc call goes through tRPC's adapter",
+  );
+  return false;
+}
+
+export interface HttpTimeouts {
+  /** The whole request, headers and body, must arrive within this. */
+  requestMs: number;
+  headersMs: number;
+  keepAliveMs: number;
+}
+
+const DEFAULT_TIMEOUTS: HttpTimeouts = {
+  requestMs: 30_000,
+  headersMs: 10_000,
+  // Longer than a load balancer's usual idle timeout (60 s), so the balancer closes an idle
+  // connection first and never sends a request down one we are closing.
+  keepAliveMs: 65_000,
+};
+
+export interface App {
+  server: Server;
+  authenticator: Authenticator;
+  rateLimiter: RateLimiter | undefined;
+  listen(port: number, host: string): Promise<AddressInfo>;
+  /** Stops accepting, lets in-flight requests finish (up to `graceMs`), then closes the rest. */
+  close(graceMs?: number): Promise<void>;
+}
+
+export function createApp(options: AppOptions): App {
+  const { database, logger } = options;
+  const api = options.api ?? { router: appRouter, operations };
+  const authenticator = new Authenticator(database.db, options.apiKeys, (error: unknown) => {
+    logger.warn({ err: error }, 'could not record API key use');
+  });
+  const rateLimiter =
+    options.rateLimit === 'off'
+      ? undefined
+      : createRateLimiter({ policy: options.rateLimit, redisUrl: options.redisUrl, logger });
+  const handler = createRequestHandler({
+    router: api.router,
+    operations: api.operations,
+    database,
+    authenticator,
+    rateLimiter,
+    logger,
+    openApiDocument: buildOpenApiDocument(api.router, api.operations, {
+      productionUrl: options.publicBaseUrl,
+      stagingUrl: options.stagingBaseUrl,
+    }),
+    trustProxy: options.trustProxy,
+    corsOrigins: options.corsOrigins ?? [],
+    fallbackOrigin: new URL(options.publicBaseUrl).origin,
+    cursorSecret: options.cursorSecret,
+    trpcFastPath: useTrpcFastPath(options.trpcFastPath ?? true, logger),
+    maxBatchCalls: options.maxBatchCalls ?? DEFAULT_MAX_BATCH_CALLS,
+  });
+  const purge = startIdempotencyPurge(database.db, (error: unknown) => {
+    logger.warn({ err: error }, 'could not purge expired idempotency keys');
+  });
+  let closing = false;
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+  const server = createServer({
+    // Slow clients must not hold sockets: a whole request within 30 s, headers within 10 s.
+    requestTimeout: timeouts.requestMs,
+    headersTimeout: timeouts.headersMs,
+    keepAliveTimeout: timeouts.keepAliveMs,
+    // node checks the timeouts every connectionsCheckingInterval (30 s by default): check
+    // often enough that a lowered timeout is honoured near its value.
+    connectionsCheckingInterval: Math.min(30_000, Math.ceil(timeouts.headersMs / 4)),
+    maxHeaderSize: 16 * 1024,
+  });
+  const inFlight = trackInFlight(server);
+  server.on('request', (req, res) => {
+    // While closing, each answer ends its connection: a keep-alive client must not hold
+    // shutdown open until its socket idles out.
+    if (closing) res.setHeader('connection', 'close');
+    inFlight.enter(req, res);
+    handler(req, res);
+  });
+
+  return {
+    server,
+    authenticator,
+    rateLimiter,
+    listen: (port, host) =>
+      new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          server.off('error', reject);
+          resolve(server.address() as AddressInfo);
+        });
+      }),
+    close: async (graceMs = 10_000) => {
+      await new Promise<void>((resolve) => {
+        closing = true;
+        for (const res of inFlight.unsent()) res.setHeader('connection', 'close');
+        const force = setTimeout(() => {
+          server.closeAllConnections();
+        }, graceMs);
+        purge.stop();
+        server.close(() => {
+          clearTimeout(force);
+          resolve();
+        });
+        server.closeIdleConnections();
+      });
+      await rateLimiter?.close();
+    },
+  };
+}

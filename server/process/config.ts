@@ -1,0 +1,91 @@
+import { availableParallelism } from 'node:os';
+import { z } from 'zod';
+import { parseRateLimit } from '../rate-limit/policy.js';
+
+const baseUrl = z
+  .url({ protocol: /^https?$/ })
+  .refine((url) => new URL(url).pathname.replace(/\/$/, '').endsWith('/v1'), {
+    message: 'must end in /v1',
+  })
+  .transform((url) => url.replace(/\/$/, ''));
+
+const commaList = z
+  .string()
+  .default('')
+  .transform((value) =>
+    value
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item.length > 0),
+  );
+
+/** Exactly `scheme://host[:port]`, as browsers send it in `Origin`. */
+const origins = commaList.pipe(
+  z.array(
+    z.url({ protocol: /^https?$/ }).refine((url) => new URL(url).origin === url, {
+      message: 'each origin must be scheme://host[:port], without a path or trailing slash',
+    }),
+  ),
+);
+
+const workers = z
+  .union([z.literal('auto'), z.coerce.number().int().min(1).max(256)])
+  .default(1)
+  .transform((value) => (value === 'auto' ? availableParallelism() : value));
+
+const configSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(1000).default(10),
+  PGLITE_DIR: z.string().min(1).default('./.data/pglite'),
+  MIGRATE_ON_START: z.stringbool().default(true),
+  API_KEYS: commaList,
+  PUBLIC_BASE_URL: baseUrl.optional(),
+  STAGING_BASE_URL: baseUrl.optional(),
+  TRUST_PROXY: z.stringbool().default(false),
+  RATE_LIMIT: z
+    .string()
+    .default('600/60s')
+    .transform((text, ctx) => {
+      const setting = parseRateLimit(text);
+      if (setting) return setting;
+      ctx.issues.push({
+        code: 'custom',
+        input: text,
+        message: 'expected <requests>/<window><s|m|h> such as 600/60s, or off',
+      });
+      return z.NEVER;
+    }),
+  REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Signs pagination cursors; unset, a built-in default is used (see the README). */
+  CURSOR_SECRET: z.string().min(32).optional(),
+  /** Seconds in-flight requests get to finish after SIGTERM/SIGINT before connections are cut. */
+  SHUTDOWN_TIMEOUT: z.coerce.number().min(0).max(3600).default(10),
+  CORS_ORIGINS: origins,
+  WORKERS: workers,
+});
+
+export type Config = Omit<z.infer<typeof configSchema>, 'PUBLIC_BASE_URL'> & {
+  PUBLIC_BASE_URL: string;
+};
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** The one place that reads the environment; everything else receives a Config. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
+  const parsed = configSchema.safeParse(present);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const config = parsed.data;
+  return {
+    ...config,
+    PUBLIC_BASE_URL: config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}/v1`,
+  };
+}

@@ -1,0 +1,14 @@
+import { openDatabase, type DatabaseHandle } from '../../db/client.js';
+import type { Config } from './config.js';
+
+/** The database the configuration names: PostgreSQL with DATABASE_URL, else the embedded one. */
+export function openConfiguredDatabase(
+  config: Config,
+  poolMax = config.DATABASE_POOL_MAX,
+): Promise<DatabaseHandle> {
+  return openDatabase(
+    config.DATABASE_URL
+      ? { kind: 'postgres', url: config.DATABASE_URL, poolMax }
+      : { kind: 'pglite', dataDir: config.PGLITE_DIR },
+  );
+}

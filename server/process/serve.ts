@@ -1,0 +1,70 @@
+import type { DatabaseHandle } from '../../db/client.js';
+import { openConfiguredDatabase } from './database.js';
+import { createApp } from './app.js';
+import { ensureApiKey } from '../auth/bootstrap.js';
+import type { Config } from './config.js';
+import type { Logger } from './logger.js';
+import { onShutdownSignal } from './shutdown.js';
+
+/** Migrations and the first key: once per deployment start, before any request is served. */
+export async function prepareDatabase(
+  database: DatabaseHandle,
+  config: Config,
+  logger: Logger,
+): Promise<void> {
+  if (database.kind === 'pglite' && !config.PGLITE_DIR.includes('://')) {
+    // PGlite runs PostgreSQL with fsync off and its Node file system cannot fsync: a commit is in
+    // the kernel's page cache when acknowledged, so it survives the process dying, not the machine.
+    logger.warn(
+      { dataDir: config.PGLITE_DIR },
+      'embedded database: acknowledged writes survive a crash of this process but not an OS crash or power loss; set DATABASE_URL to use PostgreSQL where they must',
+    );
+  }
+  if (config.MIGRATE_ON_START) await database.migrate();
+  const issued = await ensureApiKey(database, config.API_KEYS);
+  if (issued) {
+    // Straight to the terminal, never to the log: this is the only time the secret is shown.
+    process.stderr.write(
+      `\nIssued the first API key (${issued.id}); it is shown only this once:\n\n    ${issued.key}\n\n` +
+        `Call the service with:  Authorization: Bearer ${issued.key}\n\n`,
+    );
+  }
+}
+
+/**
+ * One serving process. On SIGTERM/SIGINT it stops accepting, lets in-flight requests finish
+ * (up to SHUTDOWN_TIMEOUT), then closes the database: PGlite must shut down cleanly to keep
+ * its data folder consistent.
+ */
+export async function serve(
+  config: Config,
+  logger: Logger,
+  options: { prepare: boolean },
+): Promise<void> {
+  const database = await openConfiguredDatabase(config);
+  if (options.prepare) await prepareDatabase(database, config, logger);
+
+  const app = createApp({
+    database,
+    logger,
+    apiKeys: config.API_KEYS,
+    publicBaseUrl: config.PUBLIC_BASE_URL,
+    stagingBaseUrl: config.STAGING_BASE_URL,
+    trustProxy: config.TRUST_PROXY,
+    rateLimit: config.RATE_LIMIT,
+    redisUrl: config.REDIS_URL,
+    cursorSecret: config.CURSOR_SECRET,
+    corsOrigins: config.CORS_ORIGINS,
+  });
+  const address = await app.listen(config.PORT, config.HOST);
+  logger.info(
+    { address: `http://${address.address}:${address.port}`, database: database.kind },
+    'listening',
+  );
+
+  const graceMs = config.SHUTDOWN_TIMEOUT * 1000;
+  onShutdownSignal(logger, graceMs, async () => {
+    await app.close(graceMs);
+    await database.close();
+  });
+}

@@ -1,0 +1,60 @@
+import type { Database } from '../../db/database.js';
+import { DatabaseBudget } from '../../db/deadline.js';
+import type { Principal } from '../auth/authenticator.js';
+import {
+  createCursorCodec,
+  DEFAULT_CURSOR_SECRET,
+  type CursorCodec,
+} from '../pagination/cursor.js';
+
+export interface ContextOptions {
+  db: Database;
+  /** The authenticated caller, or null when no valid key was presented. */
+  principal: Principal | null;
+  /** The REST base address the caller used, ending in /v1; links in responses are built on it. */
+  baseUrl: string;
+  /** Signs pagination cursors; DEFAULT_CURSOR_SECRET when the deployment sets none. */
+  cursorSecret?: string | undefined;
+  /**
+   * The Idempotency-Key request header as received; the operations that honour it validate it,
+   * so both surfaces agree.
+   */
+  idempotencyKey?: string | undefined;
+  /** The request's time on the database; the HTTP pipeline starts it before authentication. */
+  budget?: DatabaseBudget;
+  /**
+   * Where the operation puts the headers of its answer (Location, Link): the HTTP pipeline
+   * passes the one set of headers every answer to the request carries.
+   */
+  responseHeaders?: Record<string, string>;
+}
+
+export interface Context extends Required<Omit<ContextOptions, 'cursorSecret' | 'idempotencyKey'>> {
+  idempotencyKey: string | undefined;
+  cursors: CursorCodec;
+}
+
+const codecs = new Map<string, CursorCodec>();
+
+/** One codec per secret for the process: a deployment has one secret, tests a few. */
+function cursorCodecFor(secret: string): CursorCodec {
+  let codec = codecs.get(secret);
+  if (!codec) {
+    codec = createCursorCodec(secret);
+    codecs.set(secret, codec);
+  }
+  return codec;
+}
+
+/** Request-free, so tests build it directly; the HTTP pipeline passes what it read. */
+export function createContextInner(options: ContextOptions): Context {
+  return {
+    db: options.db,
+    principal: options.principal,
+    baseUrl: options.baseUrl,
+    idempotencyKey: options.idempotencyKey,
+    budget: options.budget ?? new DatabaseBudget(),
+    responseHeaders: options.responseHeaders ?? {},
+    cursors: cursorCodecFor(options.cursorSecret ?? DEFAULT_CURSOR_SECRET),
+  };
+}

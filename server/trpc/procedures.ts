@@ -1,0 +1,100 @@
+import type { z } from 'zod';
+import type { ApiKeyScope } from '../../db/queries/api-keys.js';
+import { authorize } from '../auth/authorize.js';
+import type {
+  AnyOperation,
+  Operation,
+  OperationContext,
+  RestBinding,
+} from '../operations/define.js';
+import { toTRPCError } from './errors.js';
+import { middleware, procedure, type Meta } from './init.js';
+
+/**
+ * The guard every operation's procedure runs first: the caller and its scope, then the rest of
+ * the call within the request's database budget, so that a lost or hung database is a 503 in
+ * time rather than a 500 or a hang.
+ */
+function guard(scope: ApiKeyScope) {
+  return middleware(async ({ ctx, next }) => {
+    const principal = authorize(ctx.principal, scope);
+    const result = await ctx.budget.within(next({ ctx: { principal } })).catch((error: unknown) => {
+      throw toTRPCError(error);
+    });
+    if (!result.ok) {
+      const classified = toTRPCError(result.error);
+      if (classified !== result.error) throw classified;
+    }
+    return result;
+  });
+}
+
+/** trpc-to-openapi's view of a REST binding; what it cannot express is added in server/openapi. */
+function openApiMeta(rest: RestBinding | undefined): Meta {
+  if (!rest) return {};
+  return {
+    openapi: {
+      method: rest.method,
+      path: rest.path,
+      operationId: rest.operationId,
+      summary: rest.summary,
+      description: rest.description,
+      tags: rest.tags,
+      deprecated: rest.deprecation !== undefined,
+      successDescription: rest.successDescription,
+      ...(rest.requestHeaders ? { requestHeaders: rest.requestHeaders } : {}),
+      ...(rest.responseHeaders ? { responseHeaders: rest.responseHeaders } : {}),
+    },
+  };
+}
+
+function base<I extends z.ZodType, O extends z.ZodType>(operation: Operation<I, O>) {
+  return procedure
+    .use(guard(operation.scope))
+    .meta(openApiMeta(operation.rest))
+    .input(operation.input)
+    .output(operation.output);
+}
+
+/**
+ * tRPC types the resolver's input and result from the parsers, which TypeScript cannot relate
+ * to the operation's own `z.output<I>` and `z.input<O>` while I and O are open; they are the
+ * same schemas, so the handler is called as it is typed.
+ */
+function resolverOf<I extends z.ZodType>(operation: Operation<I>) {
+  return ({ ctx, input }: { ctx: OperationContext; input: unknown }) =>
+    operation.handler(ctx, input as z.output<I>) as Promise<never>;
+}
+
+export function queryProcedure<I extends z.ZodType, O extends z.ZodType>(
+  operation: Operation<I, O, 'query'>,
+) {
+  return base(operation).query(resolverOf(operation));
+}
+
+export function mutationProcedure<I extends z.ZodType, O extends z.ZodType>(
+  operation: Operation<I, O, 'mutation'>,
+) {
+  return base(operation).mutation(resolverOf(operation));
+}
+
+type ProcedureOf<T> =
+  T extends Operation<infer I, infer O, 'query'>
+    ? ReturnType<typeof queryProcedure<I, O>>
+    : T extends Operation<infer I, infer O, 'mutation'>
+      ? ReturnType<typeof mutationProcedure<I, O>>
+      : never;
+
+/** The procedures of a record of operations, under the same names. */
+export function proceduresOf<T extends Record<string, AnyOperation>>(
+  operations: T,
+): { [K in keyof T]: ProcedureOf<T[K]> } {
+  return Object.fromEntries(
+    Object.entries(operations).map(([name, operation]) => [
+      name,
+      operation.kind === 'query'
+        ? queryProcedure(operation as Operation<z.ZodType, z.ZodType, 'query'>)
+        : mutationProcedure(operation as Operation<z.ZodType, z.ZodType, 'mutation'>),
+    ]),
+  ) as { [K in keyof T]: ProcedureOf<T[K]> };
+}
