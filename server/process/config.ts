@@ -64,6 +64,8 @@ const configSchema = z.object({
   /** Seconds in-flight requests get to finish after SIGTERM/SIGINT before connections are cut. */
   SHUTDOWN_TIMEOUT: z.coerce.number().min(0).max(3600).default(10),
   CORS_ORIGINS: origins,
+  /** Calls one tRPC batch may hold; each counts against the key's rate limit. */
+  TRPC_MAX_BATCH: z.coerce.number().int().min(1).max(1000).default(20),
   WORKERS: workers,
 });
 

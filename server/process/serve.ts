@@ -55,6 +55,7 @@ export async function serve(
     redisUrl: config.REDIS_URL,
     cursorSecret: config.CURSOR_SECRET,
     corsOrigins: config.CORS_ORIGINS,
+    maxBatchCalls: config.TRPC_MAX_BATCH,
   });
   const address = await app.listen(config.PORT, config.HOST);
   logger.info(
