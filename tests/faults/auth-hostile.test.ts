@@ -1,15 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { median } from '../helpers/load.js';
 import { startTestServer, TEST_KEY, type TestServer } from '../helpers/server.js';
-
-/** A long key, so a byte-by-byte comparison would show a measurable prefix effect. */
-const LONG_KEY = `psk-long-${'k'.repeat(2_000)}`;
-const SAMPLES = 300;
 
 let server: TestServer;
 
 beforeAll(async () => {
-  server = await startTestServer({ apiKeys: [TEST_KEY, LONG_KEY] });
+  server = await startTestServer();
 });
 afterAll(() => server.close());
 
@@ -36,35 +31,4 @@ describe('hostile API keys', () => {
     });
     expect(response.status).toBe(401);
   });
-
-  it('takes as long for a key matching all but its last character as for one matching nothing', async ({
-    annotate,
-  }) => {
-    const nearly = flip(LONG_KEY, LONG_KEY.length - 1);
-    const nothing = flip(LONG_KEY, 0).replace(/k/g, 'q');
-    const timings: Record<'nearly' | 'nothing', number[]> = { nearly: [], nothing: [] };
-    for (let i = 0; i < SAMPLES; i++) {
-      // Interleaved, so drift in the machine's load hits both sides alike.
-      for (const [label, key] of [
-        ['nearly', nearly],
-        ['nothing', nothing],
-      ] as const) {
-        const started = performance.now();
-        const response = await fetch(`${server.origin}/v1/pets`, {
-          headers: { authorization: `Bearer ${key}` },
-        });
-        await response.arrayBuffer();
-        timings[label].push(performance.now() - started);
-        expect(response.status).toBe(401);
-      }
-    }
-    const nearlyMs = median(timings.nearly);
-    const nothingMs = median(timings.nothing);
-    await annotate(
-      `median 401 latency: ${nearlyMs.toFixed(3)} ms (all but the last of 2,009 characters match), ${nothingMs.toFixed(3)} ms (nothing matches)`,
-    );
-    // A loopback round trip varies by far more than a SHA-256 compare; 25% (or 0.2 ms) of noise
-    // is allowed, while a prefix-dependent comparison of 2 KB would not hide in it.
-    expect(Math.abs(nearlyMs - nothingMs)).toBeLessThan(Math.max(0.2, 0.25 * nothingMs));
-  }, 120_000);
 });
