@@ -1,21 +1,19 @@
 import createClient from 'openapi-fetch';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { paths } from '../generated/openapi.js';
 import { checkedFetch } from '../helpers/http.js';
-import { startTestServer, TEST_KEY, type TestServer } from '../helpers/server.js';
+import { TEST_KEY, useTestServer } from '../helpers/server.js';
 
-let server: TestServer;
+const server = useTestServer();
 let client: ReturnType<typeof createClient<paths>>;
 
-beforeAll(async () => {
-  server = await startTestServer();
+beforeAll(() => {
   client = createClient<paths>({
     baseUrl: server.baseUrl,
     headers: { authorization: `Bearer ${TEST_KEY}` },
     fetch: checkedFetch(server.conformance),
   });
 });
-afterAll(() => server.close());
 
 /** An external REST client that knows the service only from its OpenAPI document. */
 describe('a client generated from openapi.json', () => {

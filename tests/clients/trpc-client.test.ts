@@ -1,16 +1,11 @@
 import { createTRPCClient, httpBatchLink, httpLink, TRPCClientError } from '@trpc/client';
-import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { AppRouter } from '../../server/routers/_app.js';
 import type { Pet } from '../../server/schemas/pet.js';
-import { startTestServer, TEST_KEY, type TestServer } from '../helpers/server.js';
+import { TEST_KEY, useTestServer } from '../helpers/server.js';
 import { checkedFetch } from '../helpers/http.js';
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server.close());
+const server = useTestServer();
 
 function clientWith(key: string | null) {
   return createTRPCClient<AppRouter>({

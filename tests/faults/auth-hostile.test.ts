@@ -1,12 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, TEST_KEY, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { TEST_KEY, useTestServer } from '../helpers/server.js';
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server.close());
+const server = useTestServer();
 
 const flip = (key: string, at: number) =>
   key.slice(0, at) + (key[at] === 'x' ? 'y' : 'x') + key.slice(at + 1);

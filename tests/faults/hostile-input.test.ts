@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { type TestServer, useTestServer } from '../helpers/server.js';
 
 /** CI runs a bounded number; `FAST_CHECK_RUNS=2000 npm run test:faults` runs longer locally. */
 const RUNS = Number(process.env.FAST_CHECK_RUNS ?? 40);
@@ -13,12 +13,7 @@ const LEAK =
 // eslint-disable-next-line no-control-regex -- finding control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server.close());
+const server = useTestServer();
 
 interface ErrorLike {
   status?: number;

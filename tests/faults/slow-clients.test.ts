@@ -1,8 +1,8 @@
 import { connect, type Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { listPets } from '../../db/queries/pets.js';
 import { runBounded } from '../helpers/load.js';
-import { startTestServer, TEST_KEY, type TestServer } from '../helpers/server.js';
+import { TEST_KEY, useTestServer } from '../helpers/server.js';
 
 /** Lowered from production's 10 s / 30 s so the test proves the cut-off without waiting for it. */
 const HEADERS_MS = 1_000;
@@ -10,15 +10,10 @@ const REQUEST_MS = 2_000;
 /** Room for a loaded two-core machine; still well under what an unbounded wait would show. */
 const MARGIN_MS = 2_000;
 
-let server: TestServer;
-
-beforeAll(async () => {
-  // Idle keep-alive sockets (the test's own fetch pool) must close within the margin too.
-  server = await startTestServer({
-    timeouts: { headersMs: HEADERS_MS, requestMs: REQUEST_MS, keepAliveMs: HEADERS_MS },
-  });
+// Idle keep-alive sockets (the test's own fetch pool) must close within the margin too.
+const server = useTestServer({
+  timeouts: { headersMs: HEADERS_MS, requestMs: REQUEST_MS, keepAliveMs: HEADERS_MS },
 });
-afterAll(() => server.close());
 
 function open(): Promise<Socket> {
   const url = new URL(server.origin);

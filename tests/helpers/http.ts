@@ -48,14 +48,14 @@ function check(conformance: Conformance, method: string, url: string, result: Ap
 export function createHttpClients(origin: string, conformance: Conformance, defaultKey: string) {
   const send = async (method: string, url: string, options: RequestOptions) => {
     const key = options.key === undefined ? defaultKey : options.key;
-    const headers: Record<string, string> = { ...options.headers };
+    const headers: Partial<Record<string, string>> = { ...options.headers };
     if (key !== null) headers.authorization ??= `Bearer ${key}`;
     let body: string | undefined;
     if (options.body !== undefined) {
       body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
       headers['content-type'] ??= 'application/json';
     }
-    const response = await fetch(url, { method, headers, body });
+    const response = await fetch(url, { method, headers: headers as Record<string, string>, body });
     const result: ApiResponse = {
       status: response.status,
       headers: response.headers,

@@ -111,9 +111,9 @@ export function useTestServer(
   });
   afterAll(() => server?.close());
   return new Proxy({} as TestServer, {
-    get(_target, property: keyof TestServer) {
+    get(_target, property) {
       if (!server) throw new Error('the test server is used before beforeAll started it');
-      return server[property];
+      return Reflect.get(server, property) as unknown;
     },
   });
 }

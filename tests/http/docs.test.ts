@@ -1,13 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { launchChromium, type Browser } from '../helpers/browser.js';
-import { startTestServer, TEST_KEY, type TestServer } from '../helpers/server.js';
+import { TEST_KEY, useTestServer } from '../helpers/server.js';
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server.close());
+const server = useTestServer();
 
 describe('GET /docs', () => {
   it('serves the page without a key, with a CSP, revalidated on each visit', async () => {

@@ -1,19 +1,15 @@
 import { and, count, eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { idempotencyKeys, pets } from '../../db/schema.js';
 import type { Pet } from '../../server/schemas/pet.js';
 import { newPet } from '../helpers/factories.js';
-import { startTestServer, TEST_KEY, type TestServer } from '../helpers/server.js';
+import { TEST_KEY, useTestServer } from '../helpers/server.js';
 
 const OTHER_KEY = 'test-key-other';
 
-let server: TestServer;
 let keySequence = 0;
 
-beforeAll(async () => {
-  server = await startTestServer({ apiKeys: [TEST_KEY, OTHER_KEY] });
-});
-afterAll(() => server.close());
+const server = useTestServer({ apiKeys: [TEST_KEY, OTHER_KEY] });
 
 const freshKey = () => `key-${process.pid}-${++keySequence}`;
 

@@ -1,15 +1,13 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, TEST_KEY, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { TEST_KEY, useTestServer } from '../helpers/server.js';
 
-let server: TestServer;
+const server = useTestServer();
 
 beforeAll(async () => {
-  server = await startTestServer();
   // A real fault, not a mock: the table no longer has the column every query selects.
   await server.database.handle.db.execute(sql`alter table pets rename column name to pet_name`);
 });
-afterAll(() => server.close());
 
 const LEAKS = /select|pet_name|column|\.ts|\/work|node_modules|at .*:\d+|stack/i;
 

@@ -1,16 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { newPet } from '../helpers/factories.js';
-import { startTestServer, TEST_KEY, type TestServer } from '../helpers/server.js';
+import { startTestServer, TEST_KEY, useTestServer } from '../helpers/server.js';
 
 const ALLOWED = 'https://app.petstore.test';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer({ corsOrigins: [ALLOWED] });
-});
-afterAll(() => server.close());
+const server = useTestServer({ corsOrigins: [ALLOWED] });
 
 const bearer = { authorization: `Bearer ${TEST_KEY}` };
 const logFor = (requestId: string) => server.logs.filter((line) => line.reqId === requestId);

@@ -1,23 +1,21 @@
 import { asc, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { PetStatus } from '../../db/queries/pets.js';
 import { pets } from '../../db/schema.js';
 import type { Pet } from '../../server/schemas/pet.js';
 import { insertManyPets, newPet } from '../helpers/factories.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 
 const PET_COUNT = 1_200;
 /** Rare on purpose: the limit=1 walk goes through this status only, to stay fast. */
 const statusOf = (index: number): PetStatus =>
   index % 40 === 0 ? 'pending' : index % 3 === 0 ? 'sold' : 'available';
 
-let server: TestServer;
+const server = useTestServer();
 
 beforeAll(async () => {
-  server = await startTestServer();
   await insertManyPets(server.database.handle.db, PET_COUNT, statusOf);
 });
-afterAll(() => server.close());
 
 async function idsInDatabase(status?: PetStatus): Promise<number[]> {
   const rows = await server.database.handle.db

@@ -1,18 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, TEST_KEY, type TestServer } from '../helpers/server.js';
+import { startTestServer, TEST_KEY, type TestServer, useTestServer } from '../helpers/server.js';
 
 const OTHER_KEY = 'test-key-other';
 const LIMIT = 3;
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer({
-    apiKeys: [TEST_KEY, OTHER_KEY],
-    rateLimit: { limit: LIMIT, windowSeconds: 60 },
-  });
+const server = useTestServer({
+  apiKeys: [TEST_KEY, OTHER_KEY],
+  rateLimit: { limit: LIMIT, windowSeconds: 60 },
 });
-afterAll(() => server.close());
 
 describe('per-key rate limits', () => {
   it('answers the request after the quota with 429, Retry-After and the RateLimit fields', async () => {

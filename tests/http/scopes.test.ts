@@ -1,19 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { issueApiKey } from '../../server/auth/issue-api-key.js';
 import { newPet } from '../helpers/factories.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 
-let server: TestServer;
+const server = useTestServer();
 let readKey: string;
 let writeKey: string;
 
 beforeAll(async () => {
-  server = await startTestServer();
   const db = server.database.handle.db;
   readKey = (await issueApiKey(db, { name: 'reader', scope: 'read' })).key;
   writeKey = (await issueApiKey(db, { name: 'writer', scope: 'write' })).key;
 });
-afterAll(() => server.close());
 
 describe('a read key', () => {
   it('is refused createPet with 403 and the Error body', async () => {

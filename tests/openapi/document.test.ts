@@ -1,25 +1,23 @@
 import { readFile } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   CLIENT_TYPES_PATH,
   OPENAPI_JSON_PATH,
   renderOpenApiArtifacts,
 } from '../../scripts/openapi-artifacts.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-member-access,
    @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-argument
    -- these tests walk the served JSON document, whose shape is what they assert */
 type Json = Record<string, any>;
 
-let server: TestServer;
+const server = useTestServer();
 let served: Json;
 
-beforeAll(async () => {
-  server = await startTestServer();
+beforeAll(() => {
   served = server.conformance.document;
 });
-afterAll(() => server.close());
 
 const operations = () =>
   Object.entries(served.paths as Json).flatMap(([path, item]) =>
