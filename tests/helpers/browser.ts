@@ -6,6 +6,26 @@ import { chromium, type BrowserContext } from 'playwright-core';
 
 const CHROMIUM = '/usr/bin/chromium';
 
+/** The one command that installs the browser the /docs test drives. */
+export const BROWSER_INSTALL_COMMAND = 'bash scripts/ci-browser.sh';
+
+/** CI is on when `CI` is set to anything but an empty string, `0` or `false`. */
+function inCI(): boolean {
+  const value = (process.env.CI ?? '').trim().toLowerCase();
+  return value !== '' && value !== '0' && value !== 'false';
+}
+
+/**
+ * Why a browser test should be skipped here, or undefined when it must run. It runs whenever
+ * Chromium is installed, and always in CI, where a missing browser is a failure (see
+ * launchChromium); only a machine without the browser and outside CI skips it, with a note
+ * the test summary shows.
+ */
+export function browserSkipNote(): string | undefined {
+  if (existsSync(CHROMIUM) || inCI()) return undefined;
+  return `Chromium is not installed at ${CHROMIUM}; to run this test: ${BROWSER_INSTALL_COMMAND}`;
+}
+
 /** Without the networking flags Chromium reaches for Google's hosts, which this network refuses. */
 const ARGS = [
   '--headless',
@@ -23,11 +43,11 @@ export interface Browser {
   close(): Promise<void>;
 }
 
-/** Debian's Chromium with a fresh profile; fails (never skips) when it is not installed. */
+/** Debian's Chromium with a fresh profile; fails when it is not installed (tests skip first). */
 export async function launchChromium(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
     throw new Error(
-      `Chromium is not installed at ${CHROMIUM}; run scripts/ci-browser.sh (apt-get install chromium).`,
+      `Chromium is not installed at ${CHROMIUM}; run ${BROWSER_INSTALL_COMMAND} (apt-get install chromium).`,
     );
   }
   const profile = await mkdtemp(join(tmpdir(), 'petstore-chromium-'));

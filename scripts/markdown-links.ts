@@ -1,0 +1,169 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+
+/** Folders that hold no documentation of ours: installed, built, generated or local data. */
+const SKIPPED_DIRECTORIES = new Set([
+  'node_modules',
+  'dist',
+  '.data',
+  '.git',
+  'coverage',
+  '.scratch',
+]);
+
+export interface LinkProblem {
+  /** The Markdown file, relative to the repository root, with `/` separators. */
+  file: string;
+  line: number;
+  target: string;
+  problem: string;
+}
+
+/** Every `.md` file under root, relative to it, in a stable order. */
+export function findMarkdownFiles(root: string): string[] {
+  const found: string[] = [];
+  const walk = (directory: string) => {
+    for (const entry of readdirSync(directory, { withFileTypes: true })) {
+      if (entry.isDirectory()) {
+        if (!SKIPPED_DIRECTORIES.has(entry.name)) walk(join(directory, entry.name));
+      } else if (entry.isFile() && entry.name.endsWith('.md')) {
+        found.push(toPosix(relative(root, join(directory, entry.name))));
+      }
+    }
+  };
+  walk(root);
+  return found.sort();
+}
+
+interface Link {
+  line: number;
+  target: string;
+}
+
+/**
+ * The link targets of a Markdown text: inline links and images `[text](target "title")`,
+ * autolinks `<https://…>` and reference definitions `[id]: target`. Fenced code blocks and
+ * inline code spans are not links, so they are blanked out first.
+ */
+export function extractLinks(markdown: string): Link[] {
+  const links: Link[] = [];
+  let fence: string | undefined;
+  markdown.split('\n').forEach((raw, index) => {
+    const line = index + 1;
+    const fenceMatch = /^ {0,3}(`{3,}|~{3,})/.exec(raw);
+    if (fenceMatch?.[1]) {
+      const marker = fenceMatch[1];
+      if (fence === undefined) fence = marker;
+      else if (marker[0] === fence[0] && marker.length >= fence.length) fence = undefined;
+      return;
+    }
+    if (fence !== undefined) return;
+    const text = raw.replace(/(`+)[\s\S]*?\1/g, (span) => ' '.repeat(span.length));
+    const definition = /^ {0,3}\[[^\]]+\]:\s*<?([^\s>]+)>?/.exec(text);
+    if (definition?.[1]) links.push({ line, target: definition[1] });
+    for (const match of text.matchAll(/\]\(\s*(<[^>]*>|[^)\s]+)/g)) {
+      const target = (match[1] ?? '').replace(/^<|>$/g, '');
+      links.push({ line, target });
+    }
+    for (const match of text.matchAll(/<([a-z][a-z0-9+.-]*:[^\s>]+)>/gi)) {
+      links.push({ line, target: match[1] ?? '' });
+    }
+  });
+  return links;
+}
+
+/**
+ * GitHub's anchors for a Markdown text's headings: lower case, punctuation other than `-`
+ * and `_` dropped, spaces as `-`, and `-1`, `-2`, … after repeated headings.
+ */
+export function headingAnchors(markdown: string): Set<string> {
+  const anchors = new Set<string>();
+  const seen = new Map<string, number>();
+  let fence: string | undefined;
+  for (const raw of markdown.split('\n')) {
+    const fenceMatch = /^ {0,3}(`{3,}|~{3,})/.exec(raw);
+    if (fenceMatch?.[1]) {
+      const marker = fenceMatch[1];
+      if (fence === undefined) fence = marker;
+      else if (marker[0] === fence[0] && marker.length >= fence.length) fence = undefined;
+      continue;
+    }
+    if (fence !== undefined) continue;
+    const heading = /^ {0,3}#{1,6}\s+(.*?)\s*#*\s*$/.exec(raw);
+    if (!heading?.[1]) continue;
+    const base = heading[1]
+      .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+      .replace(/<[^>]+>/g, '')
+      .toLowerCase()
+      .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
+      .replace(/ /g, '-');
+    const count = seen.get(base) ?? 0;
+    seen.set(base, count + 1);
+    anchors.add(count === 0 ? base : `${base}-${count}`);
+  }
+  return anchors;
+}
+
+/**
+ * Every link in root's Markdown files that leaves the repository, names a file that does not
+ * exist, or names a heading that the target file does not have. Links with a scheme
+ * (`https:`, `mailto:`) are left alone: checking them needs the network.
+ */
+export function checkMarkdownLinks(root: string, files = findMarkdownFiles(root)): LinkProblem[] {
+  const problems: LinkProblem[] = [];
+  const anchorsOf = new Map<string, Set<string>>();
+  const anchors = (path: string) => {
+    let found = anchorsOf.get(path);
+    if (!found) {
+      found = headingAnchors(readFileSync(path, 'utf8'));
+      anchorsOf.set(path, found);
+    }
+    return found;
+  };
+
+  for (const file of files) {
+    const path = resolve(root, file);
+    for (const { line, target } of extractLinks(readFileSync(path, 'utf8'))) {
+      const report = (problem: string) => problems.push({ file, line, target, problem });
+      if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue;
+      if (target.startsWith('//')) {
+        report('a scheme-relative URL; write https://');
+        continue;
+      }
+      const hashAt = target.indexOf('#');
+      const pathPart = (hashAt === -1 ? target : target.slice(0, hashAt)).replace(/\?.*$/, '');
+      const fragment = hashAt === -1 ? '' : target.slice(hashAt + 1);
+      if (pathPart.startsWith('/')) {
+        report('an absolute path; write a path relative to this file');
+        continue;
+      }
+      let decoded: string;
+      try {
+        decoded = decodeURIComponent(pathPart);
+      } catch {
+        report('a malformed percent-encoding');
+        continue;
+      }
+      const destination = decoded === '' ? path : resolve(dirname(path), decoded);
+      const inside = relative(root, destination);
+      if (inside === '..' || inside.startsWith(`..${sep}`) || isAbsolute(inside)) {
+        report('points outside the repository, which a clone does not have');
+        continue;
+      }
+      if (!existsSync(destination)) {
+        report('no such file in the repository');
+        continue;
+      }
+      if (fragment && destination.endsWith('.md') && statSync(destination).isFile()) {
+        if (!anchors(destination).has(decodeURIComponent(fragment).toLowerCase())) {
+          report(`no heading with the anchor #${fragment} in ${toPosix(inside)}`);
+        }
+      }
+    }
+  }
+  return problems;
+}
+
+function toPosix(path: string): string {
+  return path.split(sep).join('/');
+}
