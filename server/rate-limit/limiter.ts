@@ -5,11 +5,14 @@ import type { RateLimitPolicy } from './policy.js';
 
 export type RateLimitOutcome =
   | { allowed: true; remaining: number; resetSeconds: number }
-  | { allowed: false; remaining: 0; resetSeconds: number };
+  | { allowed: false; remaining: number; resetSeconds: number };
 
 export interface RateLimiter {
   readonly policy: RateLimitPolicy;
-  /** Counts `requests` against the bucket and says whether they may proceed. */
+  /**
+   * Counts `requests` against the bucket and says whether they may all proceed. Refused, they
+   * spend nothing that was left: a batch larger than the rest of the budget leaves it whole.
+   */
   consume(bucket: string, requests?: number): Promise<RateLimitOutcome>;
   /**
    * Resolves once Redis is connected (at once without Redis). Until then requests are counted
@@ -24,11 +27,8 @@ const KEY_PREFIX = 'petstore:ratelimit';
 const REDIS_COMMAND_TIMEOUT_MS = 250;
 const REDIS_MAX_RECONNECT_DELAY_MS = 2_000;
 
-function outcomeOf(result: RateLimiterRes, allowed: boolean): RateLimitOutcome {
-  const resetSeconds = Math.max(1, Math.ceil(result.msBeforeNext / 1000));
-  return allowed
-    ? { allowed, remaining: result.remainingPoints, resetSeconds }
-    : { allowed, remaining: 0, resetSeconds };
+function resetSecondsOf(result: RateLimiterRes): number {
+  return Math.max(1, Math.ceil(result.msBeforeNext / 1000));
 }
 
 /**
@@ -58,12 +58,26 @@ export function createRateLimiter(options: {
   return {
     policy,
     consume: async (bucket, requests = 1) => {
+      let result: RateLimiterRes;
       try {
-        return outcomeOf(await limiter.consume(bucket, requests), true);
+        result = await limiter.consume(bucket, requests);
       } catch (rejection) {
-        if (rejection instanceof RateLimiterRes) return outcomeOf(rejection, false);
-        throw rejection;
+        if (!(rejection instanceof RateLimiterRes)) throw rejection;
+        result = rejection;
       }
+      const resetSeconds = resetSecondsOf(result);
+      if (result.consumedPoints <= policy.limit) {
+        return { allowed: true, remaining: result.remainingPoints, resetSeconds };
+      }
+      // rate-limiter-flexible has added the points before refusing. Give back what a refused
+      // batch took from a budget that still had room, so the calls left stay usable; a request
+      // refused at zero took nothing, and costs no second round trip.
+      const left = policy.limit - (result.consumedPoints - requests);
+      if (left > 0) {
+        // Failing to give them back only makes the count stricter until the window ends.
+        await limiter.reward(bucket, requests).catch(() => undefined);
+      }
+      return { allowed: false, remaining: Math.max(0, left), resetSeconds };
     },
     ready: () =>
       !redis || redis.client.status === 'ready'

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { TRPCError } from '@trpc/server';
 import type { Context } from '../../trpc/context.js';
 import type { JsonBody } from './body.js';
 import type { RequestState } from './request-state.js';
@@ -32,3 +33,17 @@ export interface PublicEndpoint {
 
 export type Match =
   { public: true; endpoint: PublicEndpoint } | { public: false; endpoint: Endpoint };
+
+/**
+ * A request refused for what its target says (no such route, a bad query, a batch too large):
+ * refused only once the caller is authenticated, and counted as one request, so that an
+ * anonymous caller learns nothing about which paths exist.
+ */
+export function refusal(name: string, error: () => TRPCError): Endpoint {
+  return {
+    name,
+    calls: 1,
+    bodyTypes: undefined,
+    serve: () => Promise.reject(error()),
+  };
+}

@@ -1,7 +1,7 @@
 import { TRPCError } from '@trpc/server';
 import type { AnyOperation } from '../../operations/define.js';
 import { execute } from '../../operations/execute.js';
-import type { Call, Endpoint } from '../pipeline/endpoint.js';
+import { refusal, type Call, type Endpoint } from '../pipeline/endpoint.js';
 import type { RequestState } from '../pipeline/request-state.js';
 import { sendJson } from '../pipeline/respond.js';
 import { bodyInput, pathInput, queryInput } from './input.js';
@@ -37,9 +37,9 @@ export function createRestEndpoints(operations: ReadonlyMap<string, AnyOperation
 
   const match = (state: RequestState): Endpoint => {
     const found = matchRoute(routes, state.method, state.path.slice('/v1'.length) || '/');
-    if (found.kind === 'none') return refusal(() => notFound(state));
+    if (found.kind === 'none') return refusal('unmatched', () => notFound(state));
     if (found.kind === 'wrong-method') {
-      return refusal(() => {
+      return refusal('unmatched', () => {
         state.headers.allow = found.allow.join(', ');
         return new TRPCError({
           code: 'METHOD_NOT_SUPPORTED',
@@ -52,19 +52,6 @@ export function createRestEndpoints(operations: ReadonlyMap<string, AnyOperation
     return endpointOf(found.route, found.captures);
   };
   return { match, methods };
-}
-
-/**
- * A request under /v1 that names no operation: refused only once the caller is authenticated,
- * so that an anonymous caller learns nothing about which paths exist.
- */
-function refusal(error: () => TRPCError): Endpoint {
-  return {
-    name: 'unmatched',
-    calls: 1,
-    bodyTypes: undefined,
-    serve: () => Promise.reject(error()),
-  };
 }
 
 export function notFound(state: RequestState): TRPCError {

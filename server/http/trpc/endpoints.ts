@@ -4,7 +4,7 @@ import { nodeHTTPRequestHandler } from '@trpc/server/adapters/node-http';
 import type { AnyOperation } from '../../operations/define.js';
 import { execute } from '../../operations/execute.js';
 import { MAX_BODY_BYTES } from '../pipeline/body.js';
-import type { Call, Endpoint } from '../pipeline/endpoint.js';
+import { refusal, type Call, type Endpoint } from '../pipeline/endpoint.js';
 import type { RequestState } from '../pipeline/request-state.js';
 import { sendJson, setHeaders } from '../pipeline/respond.js';
 import { parseTrpcQuery, type TrpcQuery } from './query.js';
@@ -66,6 +66,8 @@ export function createTrpcEndpoints(options: TrpcEndpointOptions) {
         res,
         path,
         maxBodySize: MAX_BODY_BYTES,
+        // Checked before the key's budget was spent; the adapter's own check is a second guard.
+        maxBatchSize: options.maxBatchCalls,
         createContext: () => ctx,
         responseMeta: () => ({ headers: state.headers }),
         onError: ({ error }) => {
@@ -75,20 +77,44 @@ export function createTrpcEndpoints(options: TrpcEndpointOptions) {
     },
   });
 
-  return (req: IncomingMessage, state: RequestState): Endpoint => {
-    state.headers.vary = state.headers.vary ? `${VARY}, ${state.headers.vary}` : VARY;
+  const select = (req: IncomingMessage, state: RequestState): Endpoint => {
+    // The adapter is given the path as sent and decodes it once, as we do here to count the
+    // calls: `pets.create%2Cpets.create` is a batch of two to tRPC, so it is one to us too.
     const path = state.path.slice('/trpc/'.length);
+    const procedures = decodePath(path);
     const query = parseTrpcQuery(state.query);
-    const calls = query.batch ? path.split(',').length : 1;
+    const calls = query.batch ? procedures.split(',').length : 1;
     if (calls > options.maxBatchCalls) {
       throw new TRPCError({
         code: 'BAD_REQUEST',
         message: `A batch may hold at most ${options.maxBatchCalls} calls; this one holds ${calls}`,
       });
     }
-    const operation = options.fastPath ? operations.get(path) : undefined;
+    const operation = options.fastPath ? operations.get(procedures) : undefined;
     return operation && isPlainCall(req, operation, query)
-      ? fastEndpoint(operation, path, query)
+      ? fastEndpoint(operation, procedures, query)
       : adapterEndpoint(req, path, calls);
   };
+
+  return (req: IncomingMessage, state: RequestState): Endpoint => {
+    state.headers.vary = state.headers.vary ? `${VARY}, ${state.headers.vary}` : VARY;
+    try {
+      return select(req, state);
+    } catch (error) {
+      if (!(error instanceof TRPCError)) throw error;
+      // Refused once the caller is authenticated, as REST refuses a path it does not serve.
+      return refusal('unmatched', () => error);
+    }
+  };
+}
+
+function decodePath(path: string): string {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    throw new TRPCError({
+      code: 'BAD_REQUEST',
+      message: 'The procedure path is not valid percent-encoding',
+    });
+  }
 }
