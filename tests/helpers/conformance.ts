@@ -24,6 +24,11 @@ export interface Conformance {
    * operation, its data or error is one the document allows that operation.
    */
   checkTrpc(url: string, response: CheckedResponse): void;
+  /**
+   * As `check` or `checkTrpc`, for a request target as sent on the wire (`/trpc/../v1/pets`),
+   * which a URL would normalise into another path.
+   */
+  checkTarget(method: string, target: string, response: CheckedResponse): void;
 }
 
 type Envelope =
@@ -109,48 +114,59 @@ export async function loadConformance(origin: string): Promise<Conformance> {
     }
   };
 
+  const checkTrpcPath = (pathname: string, { status, headers, body }: CheckedResponse) => {
+    const path = decodeURIComponent(pathname.replace(/^\/trpc\//, ''));
+    expect(headers.get('x-request-id'), `${path}: X-Request-Id`).toBeTruthy();
+    const batch = Array.isArray(body);
+    const procedures = batch ? path.split(',') : [path];
+    const envelopes = (batch ? body : [body]) as Envelope[];
+    procedures.forEach((procedure, index) => {
+      const envelope = envelopes[index];
+      expect(envelope, `${procedure}: envelope`).toBeDefined();
+      if (envelope) checkEnvelope(procedure, batch ? undefined : status, envelope);
+    });
+  };
+
+  const checkPath = (method: string, path: string, { status, headers, body }: CheckedResponse) => {
+    const context = `${method} ${path} -> ${status}`;
+    expect(headers.get('x-request-id'), `${context}: X-Request-Id`).toBeTruthy();
+    if (status >= 400) {
+      expect(headers.get('content-type'), `${context}: content type`).toMatch(/^application\/json/);
+      expect((body as { status?: unknown }).status, `${context}: Error.status`).toBe(status);
+    }
+    const route = routes.find((candidate) => candidate.pattern.test(path));
+    const operation = route ? paths[route.template]?.[method.toLowerCase()] : undefined;
+    if (!route || !operation) {
+      expect([401, 404, 405], `${context}: undocumented operation`).toContain(status);
+      validate('/components/schemas/Error', body, context);
+      return;
+    }
+    const documented = operation.responses[String(status)];
+    expect(documented, `${context}: status not documented`).toBeDefined();
+    const schemaRef = `/${pointer('paths', route.template, method.toLowerCase(), 'responses', String(status), 'content', 'application/json', 'schema')}`;
+    validate(schemaRef, body, context);
+    const documentedHeaders = (documented?.headers ?? {}) as Record<string, HeaderObject>;
+    for (const [name, header] of Object.entries(documentedHeaders)) {
+      if (resolveHeader(header).required) {
+        expect(headers.get(name), `${context}: header ${name}`).toBeTruthy();
+      }
+    }
+  };
+
   return {
     document,
     checkOperation,
-    checkTrpc(url, { status, headers, body }) {
-      const path = decodeURIComponent(new URL(url).pathname.replace(/^\/trpc\//, ''));
-      expect(headers.get('x-request-id'), `${path}: X-Request-Id`).toBeTruthy();
-      const batch = Array.isArray(body);
-      const procedures = batch ? path.split(',') : [path];
-      const envelopes = (batch ? body : [body]) as Envelope[];
-      procedures.forEach((procedure, index) => {
-        const envelope = envelopes[index];
-        expect(envelope, `${procedure}: envelope`).toBeDefined();
-        if (envelope) checkEnvelope(procedure, batch ? undefined : status, envelope);
-      });
+    checkTrpc: (url, response) => {
+      checkTrpcPath(new URL(url).pathname, response);
     },
-    check(method, url, { status, headers, body }) {
-      const path = new URL(url).pathname;
-      const context = `${method} ${path} -> ${status}`;
-      expect(headers.get('x-request-id'), `${context}: X-Request-Id`).toBeTruthy();
-      if (status >= 400) {
-        expect(headers.get('content-type'), `${context}: content type`).toMatch(
-          /^application\/json/,
-        );
-        expect((body as { status?: unknown }).status, `${context}: Error.status`).toBe(status);
-      }
-      const route = routes.find((candidate) => candidate.pattern.test(path));
-      const operation = route ? paths[route.template]?.[method.toLowerCase()] : undefined;
-      if (!route || !operation) {
-        expect([401, 404, 405], `${context}: undocumented operation`).toContain(status);
-        validate('/components/schemas/Error', body, context);
-        return;
-      }
-      const documented = operation.responses[String(status)];
-      expect(documented, `${context}: status not documented`).toBeDefined();
-      const schemaRef = `/${pointer('paths', route.template, method.toLowerCase(), 'responses', String(status), 'content', 'application/json', 'schema')}`;
-      validate(schemaRef, body, context);
-      const documentedHeaders = (documented?.headers ?? {}) as Record<string, HeaderObject>;
-      for (const [name, header] of Object.entries(documentedHeaders)) {
-        if (resolveHeader(header).required) {
-          expect(headers.get(name), `${context}: header ${name}`).toBeTruthy();
-        }
-      }
+    check: (method, url, response) => {
+      checkPath(method, new URL(url).pathname, response);
+    },
+    checkTarget: (method, target, response) => {
+      // An absolute-form target (RFC 9112 §3.2.2) names its path after the authority.
+      const path = target.replace(/^https?:\/\/[^/?#]*/i, '').split('?')[0] ?? '';
+      if (path.startsWith('/trpc/')) checkTrpcPath(path, response);
+      else checkPath(method, path, response);
     },
   };
 }

@@ -35,30 +35,52 @@ export interface RequestState {
 const HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
 const PROTO = /^https?$/;
 /** RFC 9112 §3.2.2: a request to a proxy names the whole URL (absolute-form). */
-const ABSOLUTE_FORM = /^https?:\/\/[^/?#]*/i;
+const ABSOLUTE_FORM = /^https?:\/\/([^/?#]*)/i;
 
 function firstValue(header: string | string[] | undefined): string | undefined {
   const value = Array.isArray(header) ? header[0] : header;
   return value?.split(',')[0]?.trim();
 }
 
-/** Forwarded headers are believed only behind a trusted proxy; a bad Host falls back. */
-function originOf(req: IncomingMessage, trustProxy: boolean, fallbackOrigin: string): string {
-  const forwardedHost = trustProxy ? firstValue(req.headers['x-forwarded-host']) : undefined;
-  const forwardedProto = trustProxy ? firstValue(req.headers['x-forwarded-proto']) : undefined;
-  const host = forwardedHost ?? req.headers.host;
-  if (!host || !HOST.test(host)) return fallbackOrigin;
+interface Target {
+  path: string;
+  query: string;
+  /** The authority of an absolute-form target. */
+  authority?: string;
+}
+
+/**
+ * Forwarded headers are believed only behind a trusted proxy; an absolute-form target's
+ * authority replaces Host (RFC 9112 §3.2.2); a bad host falls back.
+ */
+function originOf(
+  req: IncomingMessage,
+  target: Target,
+  options: { trustProxy: boolean; fallbackOrigin: string },
+): string {
+  const forwardedHost = options.trustProxy
+    ? firstValue(req.headers['x-forwarded-host'])
+    : undefined;
+  const forwardedProto = options.trustProxy
+    ? firstValue(req.headers['x-forwarded-proto'])
+    : undefined;
+  const host = forwardedHost ?? target.authority ?? req.headers.host;
+  if (!host || !HOST.test(host)) return options.fallbackOrigin;
   const proto = forwardedProto && PROTO.test(forwardedProto) ? forwardedProto : 'http';
   return `${proto}://${host}`;
 }
 
 /** The path and query of the request target as sent; a fragment is not part of a request. */
-function splitTarget(url: string): { path: string; query: string } {
-  const target = url.startsWith('/') ? url : url.replace(ABSOLUTE_FORM, '');
-  const mark = target.indexOf('?');
-  return mark === -1
-    ? { path: target, query: '' }
-    : { path: target.slice(0, mark), query: target.slice(mark + 1) };
+function splitTarget(url: string): Target {
+  const absolute = url.startsWith('/') ? null : ABSOLUTE_FORM.exec(url);
+  const rest = absolute ? url.slice(absolute[0].length) : url;
+  const mark = rest.indexOf('?');
+  const target: Target =
+    mark === -1
+      ? { path: rest, query: '' }
+      : { path: rest.slice(0, mark), query: rest.slice(mark + 1) };
+  if (absolute) target.authority = absolute[1];
+  return target;
 }
 
 export function createRequestState(
@@ -66,13 +88,14 @@ export function createRequestState(
   options: { trustProxy: boolean; fallbackOrigin: string },
 ): RequestState {
   const requestId = requestIdFrom(req.headers['x-request-id']);
-  const { path, query } = splitTarget(req.url ?? '/');
+  const target = splitTarget(req.url ?? '/');
+  const { path, query } = target;
   return {
     requestId,
     method: req.method ?? 'GET',
     path,
     query,
-    origin: originOf(req, options.trustProxy, options.fallbackOrigin),
+    origin: originOf(req, target, options),
     surface: path.startsWith('/trpc/') ? 'trpc' : 'rest',
     route: undefined,
     keyId: undefined,
