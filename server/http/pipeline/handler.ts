@@ -17,7 +17,7 @@ import type { Match } from './endpoint.js';
 import { enforceRateLimit } from './rate-limit.js';
 import { createRequestState, type RequestState } from './request-state.js';
 import { sendError, sendTrpcError } from './respond.js';
-import { refuseRepeatedSingletons } from './singleton-headers.js';
+import { refuseRepeated, repeatedSingleton } from './singleton-headers.js';
 
 export interface HandlerDeps {
   router: AnyTRPCRouter;
@@ -78,14 +78,17 @@ export function createRequestHandler(deps: HandlerDeps) {
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse, state: RequestState) {
-    refuseRepeatedSingletons(req);
+    const repeated = repeatedSingleton(req);
+    // Which host the request is for decides everything after, links included.
+    if (repeated === 'Host') throw refuseRepeated(repeated);
     const match = route(req, state);
     state.route = match.endpoint.name;
     if (match.public) return match.endpoint.serve(req, res, state);
     const { endpoint } = match;
     state.headers['cache-control'] = NO_STORE;
-    const principal = await authenticate(authenticator, req, state);
+    const principal = await authenticate(authenticator, req, state, repeated === 'Authorization');
     await enforceRateLimit(deps.rateLimiter, principal.keyId, endpoint.calls, state);
+    if (repeated) throw refuseRepeated(repeated);
     const body = endpoint.bodyTypes ? await readJsonBody(req, endpoint.bodyTypes) : undefined;
     const ctx = createContextInner({
       db: database.db,
