@@ -12,6 +12,7 @@ import { createRateLimiter, type RateLimiter } from '../rate-limit/limiter.js';
 import type { RateLimitSetting } from '../rate-limit/policy.js';
 import type { AnyOperation } from '../operations/define.js';
 import { appRouter, operations } from '../routers/_app.js';
+import { summarizeError } from './error-summary.js';
 import type { Logger } from './logger.js';
 
 /** The procedures an app serves: the service's own unless a test serves others. */
@@ -89,7 +90,7 @@ export function createApp(options: AppOptions): App {
   const { database, logger } = options;
   const api = options.api ?? { router: appRouter, operations };
   const authenticator = new Authenticator(database.db, options.apiKeys, (error: unknown) => {
-    logger.warn({ err: error }, 'could not record API key use');
+    logger.warn({ err: summarizeError(error, { stack: false }) }, 'could not record API key use');
   });
   const rateLimiter =
     options.rateLimit === 'off'
@@ -114,7 +115,10 @@ export function createApp(options: AppOptions): App {
     maxBatchCalls: options.maxBatchCalls ?? DEFAULT_MAX_BATCH_CALLS,
   });
   const purge = startIdempotencyPurge(database.db, (error: unknown) => {
-    logger.warn({ err: error }, 'could not purge expired idempotency keys');
+    logger.warn(
+      { err: summarizeError(error, { stack: false }) },
+      'could not purge expired idempotency keys',
+    );
   });
   let closing = false;
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };

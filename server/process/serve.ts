@@ -3,6 +3,7 @@ import { openConfiguredDatabase } from './database.js';
 import { createApp } from './app.js';
 import { ensureApiKey } from '../auth/bootstrap.js';
 import type { Config } from './config.js';
+import { handOverFirstKey } from './first-key.js';
 import type { Logger } from './logger.js';
 import { onShutdownSignal } from './shutdown.js';
 
@@ -22,13 +23,7 @@ export async function prepareDatabase(
   }
   if (config.MIGRATE_ON_START) await database.migrate();
   const issued = await ensureApiKey(database, config.API_KEYS);
-  if (issued) {
-    // Straight to the terminal, never to the log: this is the only time the secret is shown.
-    process.stderr.write(
-      `\nIssued the first API key (${issued.id}); it is shown only this once:\n\n    ${issued.key}\n\n` +
-        `Call the service with:  Authorization: Bearer ${issued.key}\n\n`,
-    );
-  }
+  if (issued) handOverFirstKey(issued, config, logger);
 }
 
 /**

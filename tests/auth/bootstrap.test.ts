@@ -1,11 +1,11 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Authenticator } from '../../server/auth/authenticator.js';
 import { ensureApiKey } from '../../server/auth/bootstrap.js';
 import { ConfigError } from '../../server/process/config.js';
-import { spawnServer } from '../helpers/child-server.js';
+import { firstStartOnTerminal, spawnServer } from '../helpers/child-server.js';
 import { createTestDatabase, testDatabaseTarget, type TestDatabase } from '../helpers/database.js';
 
 let database: TestDatabase;
@@ -43,28 +43,48 @@ describe('the first key', () => {
   }
 });
 
-// The printed key is a property of the embedded database's first start.
+// The first key is a property of the embedded database's first start.
 if (target.kind === 'pglite') {
   describe('the first start on a new data folder', () => {
-    it('prints the key once on the terminal, never in the logs, and not again on restart', async () => {
+    it('puts the key in a 0600 file when stderr is no terminal, says where, and never prints it', async () => {
       const dataDir = await mkdtemp(join(tmpdir(), 'petstore-bootstrap-'));
       try {
+        // The child's stderr is a pipe, as under docker or systemd.
         const first = await spawnServer({ PGLITE_DIR: dataDir });
         await first.stop();
-        const key = /psk_[A-Za-z0-9_]+/.exec(first.output())?.[0];
-        expect(key).toBeDefined();
-        expect(first.logs.some((line) => JSON.stringify(line).includes(key ?? '?'))).toBe(false);
+        expect(first.output()).not.toMatch(/psk_/);
+        const line = first.logs.find((entry) => String(entry.msg).startsWith('issued the first'));
+        expect(line).toMatchObject({ level: 40, file: join(dataDir, 'first-api-key') });
+        const file = String(line?.file);
+        expect((await stat(file)).mode & 0o777).toBe(0o600);
+        const key = (await readFile(file, 'utf8')).trim();
+        expect(key).toMatch(/^psk_[A-Za-z0-9]{8}_[A-Za-z0-9]{38}$/);
+        expect(line?.keyId).toBe(key.slice(4, 12));
 
         const second = await spawnServer({ PGLITE_DIR: dataDir });
         try {
-          expect(second.output()).not.toMatch(/psk_/);
+          expect(second.output()).not.toMatch(/psk_|issued the first/);
           const response = await fetch(`${second.origin}/v1/pets`, {
-            headers: { authorization: `Bearer ${key ?? ''}` },
+            headers: { authorization: `Bearer ${key}` },
           });
           expect(response.status).toBe(200);
         } finally {
           await second.stop();
         }
+      } finally {
+        await rm(dataDir, { recursive: true, force: true });
+      }
+    }, 120_000);
+
+    it('prints the key on a terminal, once, and writes no file', async () => {
+      const dataDir = await mkdtemp(join(tmpdir(), 'petstore-bootstrap-'));
+      try {
+        const output = await firstStartOnTerminal(dataDir);
+        expect(output).toMatch(
+          /Issued the first API key \([A-Za-z0-9]{8}\); it is shown only this once/,
+        );
+        expect(output.match(/^\s+psk_\S+$/m)).not.toBeNull();
+        await expect(stat(join(dataDir, 'first-api-key'))).rejects.toThrow(/ENOENT/);
       } finally {
         await rm(dataDir, { recursive: true, force: true });
       }

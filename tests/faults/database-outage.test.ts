@@ -70,7 +70,12 @@ describe('a database that cannot be reached at all', () => {
       const list = await timed(server, 'GET', '/v1/pets');
       expect([create.status, list.status]).toEqual([503, 503]);
       expect(Math.max(create.ms, list.ms)).toBeLessThan(ANSWER_WITHIN_MS);
-      expect(await readyStatus(server)).toBe(503);
+      for (let probe = 0; probe < 4; probe++) expect(await readyStatus(server)).toBe(503);
+      // Probes come constantly: the readiness change is logged once, and no probe writes an
+      // error line (README: health routes log nothing of their own).
+      const notReady = server.logs.filter((line) => String(line.msg).startsWith('not ready'));
+      expect(notReady).toHaveLength(1);
+      expect(server.logs.filter((line) => line.level === 50 && !line.reqId)).toEqual([]);
     } finally {
       await server.close();
     }
@@ -109,6 +114,20 @@ if (testDatabaseTarget().kind === 'postgres') {
       const restarted = Date.now();
       const back = await pollReady(server, 30_000);
       phases.after = await load(server, new Promise((resolve) => setTimeout(resolve, 1_000)));
+
+      // One line per failed request, naming its kind and code, never a pet's name or the SQL.
+      const failures = server.logs.filter((line) => line.level === 50);
+      expect(failures.length).toBeGreaterThan(0);
+      for (const line of failures) {
+        expect(line).toMatchObject({
+          reqId: expect.any(String) as string,
+          err: { kind: expect.any(String) as string },
+        });
+      }
+      expect(JSON.stringify(server.logs)).not.toMatch(/outage \d|params|insert into|select "/i);
+      expect(server.logs.filter((line) => String(line.msg).startsWith('not ready'))).toHaveLength(
+        1,
+      );
 
       const all = [...phases.before, ...phases.during, ...phases.after];
       expect(all.filter((o) => ![200, 201, 503].includes(o.status))).toEqual([]);

@@ -147,3 +147,32 @@ export function runChildServer(
     });
   });
 }
+
+/**
+ * The service's first start with a terminal for stdout and stderr (util-linux `script` gives
+ * it a pseudo-terminal), stopped once it listens; resolves with everything it wrote there.
+ */
+export function firstStartOnTerminal(dataDir: string): Promise<string> {
+  const command = [process.execPath, ...startNodeFlags(), '--import', 'tsx', 'server/main.ts'];
+  const child = spawn('script', ['-qefc', command.join(' '), '/dev/null'], {
+    cwd: repoRoot,
+    env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: '0', PGLITE_DIR: dataDir },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the service did not listen within ${START_TIMEOUT_MS} ms:\n${output}`));
+    }, START_TIMEOUT_MS);
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      output += chunk;
+      // Ctrl-C on the terminal: the service stops as it does for a person at the keyboard.
+      if (/listening/.test(chunk)) child.stdin.write('\x03');
+    });
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve(output);
+    });
+  });
+}

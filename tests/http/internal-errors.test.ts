@@ -25,8 +25,36 @@ describe('an unexpected failure inside a procedure', () => {
     expect(JSON.stringify(response.body)).not.toMatch(LEAKS);
     const errors = server.logs.filter((line) => line.level === 50 && line.reqId === 'fault-1');
     expect(errors).toHaveLength(1);
-    expect(JSON.stringify(errors[0])).toMatch(/name/);
+    expect(errors[0]?.err).toMatchObject({ code: '42703', query: 'select pets' });
+    expect((errors[0]?.err as { stack?: string }).stack).toMatch(/^\s+at /);
   });
+
+  it.each([
+    ['REST', '/v1/pets'],
+    ['tRPC', '/trpc/pets.create'],
+  ])(
+    'logs a failed %s create by kind, code and statement, never its values or SQL',
+    async (_, path) => {
+      const secret = `Secret Rex ${path.length}-7f3a`;
+      const requestId = `fault-create-${path.length}`;
+      const response = await server.api('POST', path, {
+        body: { name: secret, categoryId: 424242 },
+        headers: { 'x-request-id': requestId },
+      });
+      expect(response.status).toBe(500);
+      const everything = JSON.stringify(server.logs);
+      expect(everything).not.toContain(secret);
+      expect(everything).not.toContain('424242');
+      expect(everything).not.toMatch(/params|insert into|pet_name|Failed query/i);
+      const errors = server.logs.filter((line) => line.level === 50 && line.reqId === requestId);
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toMatchObject({
+        msg: 'request failed: internal error',
+        err: { kind: expect.stringMatching(/^DrizzleQueryError/) as string, code: '42703' },
+      });
+      expect((errors[0]?.err as { query?: string }).query).toMatch(/^(insert|with) /);
+    },
+  );
 
   it('answers tRPC with a clean 500 envelope', async () => {
     const response = await fetch(

@@ -3,6 +3,7 @@ import type { AnyTRPCRouter, TRPCError } from '@trpc/server';
 import type { DatabaseHandle } from '../../../db/client.js';
 import type { Authenticator } from '../../auth/authenticator.js';
 import type { AnyOperation } from '../../operations/define.js';
+import { summarizeError } from '../../process/error-summary.js';
 import type { Logger } from '../../process/logger.js';
 import type { RateLimiter } from '../../rate-limit/limiter.js';
 import { createContextInner } from '../../trpc/context.js';
@@ -40,6 +41,11 @@ export interface HandlerDeps {
   maxBatchCalls: number;
 }
 
+const SERVER_FAILURES: Partial<Record<TRPCError['code'], string>> = {
+  INTERNAL_SERVER_ERROR: 'request failed: internal error',
+  SERVICE_UNAVAILABLE: 'request failed: the database is unavailable',
+};
+
 /** Answers that depend on the caller's key must not be kept by any cache on the way. */
 const NO_STORE = 'no-store';
 
@@ -54,10 +60,16 @@ export function createRequestHandler(deps: HandlerDeps) {
   const publicRoutes = createPublicRoutes(deps);
   const rest = createRestEndpoints(deps.operations);
   const cors = createCors(deps.corsOrigins, rest.methods);
+  // One line per failed request, with what an operator needs to match it to its request and
+  // its cause; never the error's message, which may quote the statement's values.
   const logServerError = (error: TRPCError, state: RequestState) => {
-    if (error.code === 'INTERNAL_SERVER_ERROR' || error.code === 'SERVICE_UNAVAILABLE') {
-      logger.error({ err: error.cause ?? error, reqId: state.requestId }, error.message);
-    }
+    const message = SERVER_FAILURES[error.code];
+    if (!message) return;
+    const stack = error.code === 'INTERNAL_SERVER_ERROR';
+    logger.error(
+      { reqId: state.requestId, err: summarizeError(error.cause ?? error, { stack }) },
+      message,
+    );
   };
   const trpc = createTrpcEndpoints({
     router: deps.router,

@@ -1,7 +1,9 @@
 import { TRPCError } from '@trpc/server';
 import type { DatabaseHandle } from '../../../db/client.js';
 import type { PublicEndpoint } from '../pipeline/endpoint.js';
-import { sendJson } from '../pipeline/respond.js';
+import { sendError, sendJson } from '../pipeline/respond.js';
+import { summarizeError } from '../../process/error-summary.js';
+import type { Logger } from '../../process/logger.js';
 import { docsRoutes } from './docs.js';
 
 type PublicRoute = PublicEndpoint['serve'];
@@ -18,6 +20,37 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => {
     clearTimeout(timer);
   });
+}
+
+const NOT_READY = new TRPCError({
+  code: 'SERVICE_UNAVAILABLE',
+  message: 'The database is not answering',
+});
+
+/**
+ * Probes come every few seconds from every balancer, so a probe writes no line of its own:
+ * the log says when readiness changes, once, with why it was lost.
+ */
+function readiness(database: DatabaseHandle, logger: Logger): PublicRoute {
+  let ready = true;
+  return async (_req, res, state) => {
+    try {
+      await withTimeout(database.ping(), READY_TIMEOUT_MS);
+    } catch (cause) {
+      if (ready) {
+        logger.warn(
+          { err: summarizeError(cause, { stack: false }) },
+          'not ready: the database is not answering',
+        );
+      }
+      ready = false;
+      sendError(res, NOT_READY, state.headers);
+      return;
+    }
+    if (!ready) logger.info('ready again: the database answers');
+    ready = true;
+    sendJson(res, 200, { status: 'ready' }, state.headers);
+  };
 }
 
 function readOnly(name: string, serve: PublicRoute): PublicEndpoint {
@@ -39,6 +72,7 @@ function readOnly(name: string, serve: PublicRoute): PublicEndpoint {
 /** Endpoints that need no API key: health, readiness, the interface description and its page. */
 export function createPublicRoutes(deps: {
   database: DatabaseHandle;
+  logger: Logger;
   openApiDocument: { servers?: { url: string }[] };
 }) {
   const openApiJson = JSON.stringify(deps.openApiDocument);
@@ -50,21 +84,7 @@ export function createPublicRoutes(deps: {
         return Promise.resolve();
       }),
     ],
-    [
-      '/readyz',
-      readOnly('/readyz', async (_req, res, state) => {
-        try {
-          await withTimeout(deps.database.ping(), READY_TIMEOUT_MS);
-        } catch (cause) {
-          throw new TRPCError({
-            code: 'SERVICE_UNAVAILABLE',
-            message: 'The database is not answering',
-            cause,
-          });
-        }
-        sendJson(res, 200, { status: 'ready' }, state.headers);
-      }),
-    ],
+    ['/readyz', readOnly('/readyz', readiness(deps.database, deps.logger))],
     [
       '/v1/openapi.json',
       readOnly('/v1/openapi.json', (_req, res, state) => {
