@@ -1,7 +1,12 @@
-import { Redis } from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import {
+  RateLimiterMemory,
+  RateLimiterRedis,
+  RateLimiterRes,
+  type RateLimiterAbstract,
+} from 'rate-limiter-flexible';
 import type { Logger } from '../process/logger.js';
 import type { RateLimitPolicy } from './policy.js';
+import { connectRedis } from './redis-health.js';
 
 export type RateLimitOutcome =
   | { allowed: true; remaining: number; resetSeconds: number }
@@ -23,9 +28,6 @@ export interface RateLimiter {
 }
 
 const KEY_PREFIX = 'petstore:ratelimit';
-/** A hung Redis must cost a request at most this much before the in-process limit takes over. */
-const REDIS_COMMAND_TIMEOUT_MS = 250;
-const REDIS_MAX_RECONNECT_DELAY_MS = 2_000;
 
 function resetSecondsOf(result: RateLimiterRes): number {
   return Math.max(1, Math.ceil(result.msBeforeNext / 1000));
@@ -33,9 +35,9 @@ function resetSecondsOf(result: RateLimiterRes): number {
 
 /**
  * Fixed-window counting per bucket. With a Redis URL the counts live in Redis, so every process
- * and instance spends one budget; when Redis cannot answer, each process falls back to its own
- * in-memory count (the insurance limiter) so requests keep flowing, and returns to the shared
- * count once Redis is back.
+ * and instance spends one budget; while Redis is gone or hangs (redis-health.ts), each process
+ * counts in its own memory with the same policy, so requests keep flowing, and returns to the
+ * shared count once Redis answers again.
  */
 export function createRateLimiter(options: {
   policy: RateLimitPolicy;
@@ -46,25 +48,38 @@ export function createRateLimiter(options: {
   const limits = { points: policy.limit, duration: policy.windowSeconds, keyPrefix: KEY_PREFIX };
   const memory = new RateLimiterMemory(limits);
   const redis = options.redisUrl ? connectRedis(options.redisUrl, logger) : undefined;
-  const limiter = redis
-    ? new RateLimiterRedis({
-        ...limits,
-        storeClient: redis.client,
-        rejectIfRedisNotReady: true,
-        insuranceLimiter: memory,
-      })
-    : memory;
+  const shared = redis
+    ? new RateLimiterRedis({ ...limits, storeClient: redis.client, rejectIfRedisNotReady: true })
+    : undefined;
+
+  /** A refusal is an answer too: only an error means the limiter could not count. */
+  const consumeIn = async (limiter: RateLimiterAbstract, bucket: string, requests: number) => {
+    try {
+      return await limiter.consume(bucket, requests);
+    } catch (rejection) {
+      if (rejection instanceof RateLimiterRes) return rejection;
+      throw rejection;
+    }
+  };
+
+  /** The count and the limiter that kept it, so that a refund goes back to the same one. */
+  const count = async (bucket: string, requests: number) => {
+    if (shared && redis?.available()) {
+      try {
+        const result = await consumeIn(shared, bucket, requests);
+        redis.succeeded();
+        return { result, limiter: shared };
+      } catch {
+        redis.failed();
+      }
+    }
+    return { result: await consumeIn(memory, bucket, requests), limiter: memory };
+  };
 
   return {
     policy,
     consume: async (bucket, requests = 1) => {
-      let result: RateLimiterRes;
-      try {
-        result = await limiter.consume(bucket, requests);
-      } catch (rejection) {
-        if (!(rejection instanceof RateLimiterRes)) throw rejection;
-        result = rejection;
-      }
+      const { result, limiter } = await count(bucket, requests);
       const resetSeconds = resetSecondsOf(result);
       if (result.consumedPoints <= policy.limit) {
         return { allowed: true, remaining: result.remainingPoints, resetSeconds };
@@ -86,44 +101,5 @@ export function createRateLimiter(options: {
             redis.client.once('ready', resolve);
           }),
     close: () => redis?.close() ?? Promise.resolve(),
-  };
-}
-
-/** Fails fast while Redis is away, keeps reconnecting, and says so once per outage. */
-function connectRedis(url: string, logger: Logger): { client: Redis; close(): Promise<void> } {
-  const redis = new Redis(url, {
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 1,
-    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
-    connectTimeout: 2_000,
-    retryStrategy: (attempt) => Math.min(attempt * 100, REDIS_MAX_RECONNECT_DELAY_MS),
-  });
-  let available = true;
-  let closing = false;
-  const lost = (err?: Error) => {
-    if (!available || closing) return;
-    available = false;
-    logger.warn(
-      { err },
-      'Redis is unavailable: rate limits are counted per process until it returns',
-    );
-  };
-  redis.on('error', lost);
-  redis.on('close', () => {
-    lost();
-  });
-  redis.on('ready', () => {
-    if (available) return;
-    available = true;
-    logger.info('Redis is available again: rate limits are shared again');
-  });
-  return {
-    client: redis,
-    close: async () => {
-      closing = true;
-      await redis.quit().catch(() => {
-        redis.disconnect();
-      });
-    },
   };
 }

@@ -7,6 +7,9 @@ export interface TestRedis {
   /** Stops the server (it can be started again on the same port). */
   stop(): Promise<void>;
   start(): Promise<void>;
+  /** SIGSTOP: connections stay open and nothing answers, as with a hung or swapping host. */
+  freeze(): void;
+  thaw(): void;
 }
 
 const READY_TIMEOUT_MS = 10_000;
@@ -76,8 +79,11 @@ export async function startTestRedis(): Promise<TestRedis> {
     start: async () => {
       child ??= await launch(port);
     },
+    freeze: () => child?.kill('SIGSTOP'),
+    thaw: () => child?.kill('SIGCONT'),
     stop: async () => {
       const running = child;
+      running?.kill('SIGCONT');
       child = undefined;
       if (!running || running.exitCode !== null) return;
       const exited = once(running, 'exit');

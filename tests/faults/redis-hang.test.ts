@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  REDIS_BACK,
+  REDIS_FAILURES_BEFORE_OUTAGE,
+  REDIS_LOST,
+  REDIS_PROBE_INTERVAL_MS,
+} from '../../server/rate-limit/redis-health.js';
+import { startTestRedis, type TestRedis } from '../helpers/redis.js';
+import { startTestServer, TEST_KEY, type TestServer } from '../helpers/server.js';
+
+const LIMIT = 30;
+const HUNG_KEY = 'test-key-redis-hung';
+const SHARED_KEY = 'test-key-redis-shared';
+/** Well under the 250 ms a request waits for a Redis that does not answer. */
+const FAST_MS = 120;
+
+let redis: TestRedis;
+let first: TestServer;
+let second: TestServer;
+
+async function startShared(): Promise<TestServer> {
+  const server = await startTestServer({
+    apiKeys: [TEST_KEY, HUNG_KEY, SHARED_KEY],
+    rateLimit: { limit: LIMIT, windowSeconds: 60 },
+    redisUrl: redis.url,
+  });
+  await server.app.rateLimiter?.ready();
+  return server;
+}
+
+beforeAll(async () => {
+  redis = await startTestRedis();
+  first = await startShared();
+  second = await startShared();
+});
+afterAll(async () => {
+  redis.thaw();
+  await Promise.all([first.close(), second.close()]);
+  await redis.stop();
+});
+
+async function timedList(server: TestServer, key: string) {
+  const started = performance.now();
+  const response = await server.api('GET', '/v1/pets?limit=1', { key });
+  return { status: response.status, ms: performance.now() - started };
+}
+
+async function pollUntil(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('a Redis that hangs with its connections open (SIGSTOP)', () => {
+  it('costs a few requests its timeout, then none; says so once; shares counts again once it answers', async ({
+    annotate,
+  }) => {
+    const lines = (msg: string) => first.logs.filter((line) => line.msg === msg);
+    expect((await timedList(first, HUNG_KEY)).status).toBe(200);
+
+    redis.freeze();
+    const during = [];
+    for (let i = 0; i < REDIS_FAILURES_BEFORE_OUTAGE + 7; i++) {
+      during.push(await timedList(first, HUNG_KEY));
+    }
+    expect(during.map((outcome) => outcome.status)).toEqual(during.map(() => 200));
+    const waited = during.slice(0, REDIS_FAILURES_BEFORE_OUTAGE);
+    const after = during.slice(REDIS_FAILURES_BEFORE_OUTAGE);
+    expect(Math.min(...waited.map((outcome) => outcome.ms))).toBeGreaterThanOrEqual(200);
+    const sorted = after.map((outcome) => outcome.ms).sort((a, b) => a - b);
+    expect(sorted[Math.floor(sorted.length / 2)]).toBeLessThan(FAST_MS);
+
+    // Background probes keep asking while it hangs, and none of them writes a line.
+    await new Promise((resolve) => setTimeout(resolve, 3 * REDIS_PROBE_INTERVAL_MS));
+    expect(lines(REDIS_LOST)).toHaveLength(1);
+    expect(lines(REDIS_LOST)[0]).toMatchObject({ level: 40, reason: 'not answering' });
+    expect(first.logs.filter((line) => Number(line.level) >= 40)).toHaveLength(1);
+
+    redis.thaw();
+    await pollUntil(() => lines(REDIS_BACK).length > 0, 5 * REDIS_PROBE_INTERVAL_MS);
+    expect(lines(REDIS_LOST)).toHaveLength(1);
+    expect(lines(REDIS_BACK)).toHaveLength(1);
+
+    // Shared again: two instances spend one budget, so the request after it is refused.
+    const statuses: number[] = [];
+    for (let i = 0; i <= LIMIT; i++) {
+      statuses.push((await timedList(i % 2 ? second : first, SHARED_KEY)).status);
+    }
+    expect(statuses).toEqual([...Array<number>(LIMIT).fill(200), 429]);
+    await annotate(
+      `hung Redis: ${waited.map((o) => Math.round(o.ms)).join(', ')} ms, then median ${Math.round(sorted[Math.floor(sorted.length / 2)] ?? 0)} ms`,
+    );
+  }, 60_000);
+});
