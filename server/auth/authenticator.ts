@@ -10,6 +10,12 @@ export interface Principal {
 
 /** Revocation reaches every instance within this bound (stated in the README). */
 export const KEY_CACHE_TTL_MS = 1_000;
+/**
+ * A key that was not found stays unknown this long without another lookup. Only a key that
+ * could be issued later would be wrongly refused, and issued keys carry 190 random bits, so
+ * nobody sends one before it exists.
+ */
+export const UNKNOWN_KEY_TTL_MS = 10_000;
 const KEY_CACHE_MAX_ENTRIES = 10_000;
 const LAST_USED_RESOLUTION_MS = 60_000;
 
@@ -21,11 +27,17 @@ interface CachedPrincipal {
 /**
  * Resolves a bearer token to the key it names. Database keys are looked up by their public id
  * and compared by hash in constant time; a positive answer is cached briefly so the hot path
- * does not pay a round trip per request.
+ * does not pay a round trip per request, and a negative one a little longer, so a forged key
+ * sent again costs nothing. Keys that were accepted once are remembered, so that a limit on
+ * lookups for unknown keys never stands in a valid key's way.
  */
 export class Authenticator {
   private readonly envKeys: { id: string; hash: string }[];
   private readonly cache = new Map<string, CachedPrincipal>();
+  /** Digests a lookup did not find, until when. */
+  private readonly unknown = new Map<string, number>();
+  /** Digests that were accepted at least once: never held back by a limit on lookups. */
+  private readonly known = new Set<string>();
   private readonly lastTouched = new Map<string, number>();
 
   constructor(
@@ -36,8 +48,16 @@ export class Authenticator {
     this.envKeys = envKeys.map((key, index) => ({ id: `env-${index + 1}`, hash: hashApiKey(key) }));
   }
 
-  /** `budget` bounds the lookup: a hung database must not hold the request past its deadline. */
-  async authenticate(token: string, budget = new DatabaseBudget()): Promise<Principal | null> {
+  /**
+   * `budget` bounds the lookup: a hung database must not hold the request past its deadline.
+   * `beforeUnknownLookup` runs before a lookup for a key never accepted here, and may refuse it
+   * by throwing.
+   */
+  async authenticate(
+    token: string,
+    budget = new DatabaseBudget(),
+    beforeUnknownLookup?: () => Promise<void>,
+  ): Promise<Principal | null> {
     const hash = hashApiKey(token);
     const envPrincipal = this.matchEnvKey(hash);
     if (envPrincipal) return envPrincipal;
@@ -47,15 +67,19 @@ export class Authenticator {
     const now = Date.now();
     const cached = this.cache.get(hash);
     if (cached && cached.expiresAt > now) return cached.principal;
+    if ((this.unknown.get(hash) ?? 0) > now) return null;
+    if (beforeUnknownLookup && !this.known.has(hash)) await beforeUnknownLookup();
 
     const stored = await budget.within(findActiveApiKey(this.db, id));
     if (!stored || !hashesEqual(stored.secretHash, hash)) {
       this.cache.delete(hash);
+      remember(this.unknown, hash, now + UNKNOWN_KEY_TTL_MS);
       return null;
     }
     const principal: Principal = { keyId: id, scope: stored.scope };
-    if (this.cache.size >= KEY_CACHE_MAX_ENTRIES) this.cache.clear();
-    this.cache.set(hash, { principal, expiresAt: now + KEY_CACHE_TTL_MS });
+    remember(this.cache, hash, { principal, expiresAt: now + KEY_CACHE_TTL_MS });
+    if (this.known.size >= KEY_CACHE_MAX_ENTRIES) this.known.clear();
+    this.known.add(hash);
     this.recordUse(id, now);
     return principal;
   }
@@ -75,6 +99,12 @@ export class Authenticator {
     this.lastTouched.set(id, now);
     touchApiKeys(this.db, [id], new Date(now)).catch(this.onBackgroundError);
   }
+}
+
+/** Bounded: a flood of distinct keys empties the map rather than growing it without end. */
+function remember<T>(map: Map<string, T>, key: string, value: T): void {
+  if (map.size >= KEY_CACHE_MAX_ENTRIES) map.clear();
+  map.set(key, value);
 }
 
 export type BearerCredentials =

@@ -16,7 +16,7 @@ const ERROR_REF = { $ref: '#/components/schemas/Error' };
 /** What every authenticated operation can answer, whatever it does. */
 const COMMON_ERRORS: Record<number, string> = {
   401: 'Missing or invalid API key.',
-  429: "The API key has spent its window's request quota; retry after `Retry-After` seconds.",
+  429: "The API key has spent its window's request quota, or the client address has failed authentication too often; retry after `Retry-After` seconds.",
   500: 'Unexpected server error.',
   503: 'The database is unavailable; retry shortly.',
 };

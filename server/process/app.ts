@@ -8,7 +8,9 @@ import { trackInFlight } from '../http/pipeline/in-flight.js';
 import { fastPathVerified, installedTrpcVersion, TRPC_WIRE_VERSION } from '../http/trpc/wire.js';
 import { startIdempotencyPurge } from '../idempotency/purge.js';
 import { buildOpenApiDocument } from '../openapi/document.js';
+import { createFailureBudget } from '../auth/failure-budget.js';
 import { createRateLimiter, type RateLimiter } from '../rate-limit/limiter.js';
+import { connectRedis } from '../rate-limit/redis-health.js';
 import type { RateLimitSetting } from '../rate-limit/policy.js';
 import type { AnyOperation } from '../operations/define.js';
 import { appRouter, operations } from '../routers/_app.js';
@@ -30,6 +32,8 @@ export interface AppOptions {
   stagingBaseUrl?: string | undefined;
   trustProxy: boolean;
   rateLimit: RateLimitSetting;
+  /** Failed authentications per client address before unknown keys get no lookup. */
+  authFailureLimit?: RateLimitSetting;
   /** Shares rate-limit counts across processes; without it each process counts alone. */
   redisUrl?: string | undefined;
   /** Signs pagination cursors; see CURSOR_SECRET in the README. */
@@ -47,6 +51,7 @@ export interface AppOptions {
 }
 
 const DEFAULT_MAX_BATCH_CALLS = 20;
+const DEFAULT_AUTH_FAILURE_LIMIT: RateLimitSetting = { limit: 30, windowSeconds: 60 };
 
 /**
  * The fast `/trpc` path writes tRPC's wire format itself, so it runs only on the tRPC version
@@ -92,16 +97,28 @@ export function createApp(options: AppOptions): App {
   const authenticator = new Authenticator(database.db, options.apiKeys, (error: unknown) => {
     logger.warn({ err: summarizeError(error, { stack: false }) }, 'could not record API key use');
   });
+  const failureLimit = options.authFailureLimit ?? DEFAULT_AUTH_FAILURE_LIMIT;
+  const redis =
+    options.redisUrl && (options.rateLimit !== 'off' || failureLimit !== 'off')
+      ? connectRedis(options.redisUrl, logger)
+      : undefined;
   const rateLimiter =
     options.rateLimit === 'off'
       ? undefined
-      : createRateLimiter({ policy: options.rateLimit, redisUrl: options.redisUrl, logger });
+      : createRateLimiter({ policy: options.rateLimit, keyPrefix: 'petstore:ratelimit', redis });
+  const authFailures =
+    failureLimit === 'off'
+      ? undefined
+      : createFailureBudget(
+          createRateLimiter({ policy: failureLimit, keyPrefix: 'petstore:authfail', redis }),
+        );
   const handler = createRequestHandler({
     router: api.router,
     operations: api.operations,
     database,
     authenticator,
     rateLimiter,
+    authFailures,
     logger,
     openApiDocument: buildOpenApiDocument(api.router, api.operations, {
       productionUrl: options.publicBaseUrl,
@@ -167,7 +184,7 @@ export function createApp(options: AppOptions): App {
         });
         server.closeIdleConnections();
       });
-      await rateLimiter?.close();
+      await redis?.close();
     },
   };
 }

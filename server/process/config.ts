@@ -28,6 +28,22 @@ const origins = commaList.pipe(
   ),
 );
 
+/** `<requests>/<window>` as parseRateLimit reads it, or `off`. */
+const rateSetting = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((text, ctx) => {
+      const setting = parseRateLimit(text);
+      if (setting) return setting;
+      ctx.issues.push({
+        code: 'custom',
+        input: text,
+        message: 'expected <requests>/<window><s|m|h> such as 600/60s, or off',
+      });
+      return z.NEVER;
+    });
+
 const workers = z
   .union([z.literal('auto'), z.coerce.number().int().min(1).max(256)])
   .default(1)
@@ -44,19 +60,9 @@ const configSchema = z.object({
   PUBLIC_BASE_URL: baseUrl.optional(),
   STAGING_BASE_URL: baseUrl.optional(),
   TRUST_PROXY: z.stringbool().default(false),
-  RATE_LIMIT: z
-    .string()
-    .default('600/60s')
-    .transform((text, ctx) => {
-      const setting = parseRateLimit(text);
-      if (setting) return setting;
-      ctx.issues.push({
-        code: 'custom',
-        input: text,
-        message: 'expected <requests>/<window><s|m|h> such as 600/60s, or off',
-      });
-      return z.NEVER;
-    }),
+  RATE_LIMIT: rateSetting('600/60s'),
+  /** Failed authentications per client address before keys never seen get no lookup. */
+  AUTH_FAILURE_LIMIT: rateSetting('30/60s'),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Signs pagination cursors; unset, a built-in default is used (see the README). */

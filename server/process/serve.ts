@@ -47,6 +47,7 @@ export async function serve(
     stagingBaseUrl: config.STAGING_BASE_URL,
     trustProxy: config.TRUST_PROXY,
     rateLimit: config.RATE_LIMIT,
+    authFailureLimit: config.AUTH_FAILURE_LIMIT,
     redisUrl: config.REDIS_URL,
     cursorSecret: config.CURSOR_SECRET,
     corsOrigins: config.CORS_ORIGINS,

@@ -4,9 +4,8 @@ import {
   RateLimiterRes,
   type RateLimiterAbstract,
 } from 'rate-limiter-flexible';
-import type { Logger } from '../process/logger.js';
 import type { RateLimitPolicy } from './policy.js';
-import { connectRedis } from './redis-health.js';
+import type { RedisHealth } from './redis-health.js';
 
 export type RateLimitOutcome =
   | { allowed: true; remaining: number; resetSeconds: number }
@@ -24,10 +23,9 @@ export interface RateLimiter {
    * in process; tests that need the shared count from the first request wait for this.
    */
   ready(): Promise<void>;
-  close(): Promise<void>;
+  /** What the bucket has spent in its window, without spending. */
+  peek(bucket: string): Promise<{ spent: number; resetSeconds: number }>;
 }
-
-const KEY_PREFIX = 'petstore:ratelimit';
 
 function resetSecondsOf(result: RateLimiterRes): number {
   return Math.max(1, Math.ceil(result.msBeforeNext / 1000));
@@ -41,16 +39,34 @@ function resetSecondsOf(result: RateLimiterRes): number {
  */
 export function createRateLimiter(options: {
   policy: RateLimitPolicy;
-  redisUrl?: string | undefined;
-  logger: Logger;
+  /** Keeps one kind of count apart from another in Redis. */
+  keyPrefix: string;
+  redis?: RedisHealth | undefined;
 }): RateLimiter {
-  const { policy, logger } = options;
-  const limits = { points: policy.limit, duration: policy.windowSeconds, keyPrefix: KEY_PREFIX };
+  const { policy, redis } = options;
+  const limits = {
+    points: policy.limit,
+    duration: policy.windowSeconds,
+    keyPrefix: options.keyPrefix,
+  };
   const memory = new RateLimiterMemory(limits);
-  const redis = options.redisUrl ? connectRedis(options.redisUrl, logger) : undefined;
   const shared = redis
     ? new RateLimiterRedis({ ...limits, storeClient: redis.client, rejectIfRedisNotReady: true })
     : undefined;
+
+  /** Redis while it answers, else this process's own count; a failed call counts against Redis. */
+  const withLimiter = async <T>(use: (limiter: RateLimiterAbstract) => Promise<T>) => {
+    if (shared && redis?.available()) {
+      try {
+        const value = await use(shared);
+        redis.succeeded();
+        return { value, limiter: shared as RateLimiterAbstract };
+      } catch {
+        redis.failed();
+      }
+    }
+    return { value: await use(memory), limiter: memory as RateLimiterAbstract };
+  };
 
   /** A refusal is an answer too: only an error means the limiter could not count. */
   const consumeIn = async (limiter: RateLimiterAbstract, bucket: string, requests: number) => {
@@ -62,24 +78,13 @@ export function createRateLimiter(options: {
     }
   };
 
-  /** The count and the limiter that kept it, so that a refund goes back to the same one. */
-  const count = async (bucket: string, requests: number) => {
-    if (shared && redis?.available()) {
-      try {
-        const result = await consumeIn(shared, bucket, requests);
-        redis.succeeded();
-        return { result, limiter: shared };
-      } catch {
-        redis.failed();
-      }
-    }
-    return { result: await consumeIn(memory, bucket, requests), limiter: memory };
-  };
-
   return {
     policy,
     consume: async (bucket, requests = 1) => {
-      const { result, limiter } = await count(bucket, requests);
+      // The limiter that counted is kept, so that a refund goes back to the same one.
+      const { value: result, limiter } = await withLimiter((limiter) =>
+        consumeIn(limiter, bucket, requests),
+      );
       const resetSeconds = resetSecondsOf(result);
       if (result.consumedPoints <= policy.limit) {
         return { allowed: true, remaining: result.remainingPoints, resetSeconds };
@@ -100,6 +105,11 @@ export function createRateLimiter(options: {
         : new Promise((resolve) => {
             redis.client.once('ready', resolve);
           }),
-    close: () => redis?.close() ?? Promise.resolve(),
+    peek: async (bucket) => {
+      const { value } = await withLimiter((limiter) => limiter.get(bucket));
+      return value
+        ? { spent: value.consumedPoints, resetSeconds: resetSecondsOf(value) }
+        : { spent: 0, resetSeconds: policy.windowSeconds };
+    },
   };
 }

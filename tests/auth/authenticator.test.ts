@@ -2,7 +2,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import type { Database } from '../../db/client.js';
 import { listApiKeys, revokeApiKey } from '../../db/queries/api-keys.js';
 import { generateApiKey } from '../../server/auth/api-key.js';
-import { Authenticator, KEY_CACHE_TTL_MS } from '../../server/auth/authenticator.js';
+import {
+  Authenticator,
+  KEY_CACHE_TTL_MS,
+  UNKNOWN_KEY_TTL_MS,
+} from '../../server/auth/authenticator.js';
 import { issueApiKey } from '../../server/auth/issue-api-key.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
@@ -106,5 +110,39 @@ describe('Authenticator', () => {
     await expect(authenticator.authenticate(issued.key)).resolves.not.toBeNull();
     vi.setSystemTime(start + KEY_CACHE_TTL_MS);
     await expect(authenticator.authenticate(issued.key)).resolves.toBeNull();
+  });
+
+  it(`looks up a forged key once per ${UNKNOWN_KEY_TTL_MS} ms, however often it is sent`, async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const start = Date.now();
+    const { db, calls } = counted(database.handle.db);
+    const authenticator = new Authenticator(db, []);
+    const { key } = generateApiKey();
+    for (let i = 0; i < 5; i++) await expect(authenticator.authenticate(key)).resolves.toBeNull();
+    expect(calls.select).toBe(1);
+    vi.setSystemTime(start + UNKNOWN_KEY_TTL_MS);
+    await authenticator.authenticate(key);
+    expect(calls.select).toBe(2);
+  });
+
+  it('asks the gate before looking up a key it never accepted, and never for one it did', async () => {
+    const issued = await issueApiKey(database.handle.db, { name: 'gated', scope: 'read' });
+    const { db, calls } = counted(database.handle.db);
+    const authenticator = new Authenticator(db, []);
+    const refuse = () => Promise.reject(new Error('refused by the gate'));
+    await expect(authenticator.authenticate(issued.key, undefined, refuse)).rejects.toThrow(
+      /refused by the gate/,
+    );
+    await expect(
+      authenticator.authenticate(generateApiKey().key, undefined, refuse),
+    ).rejects.toThrow(/refused by the gate/);
+    expect(calls.select).toBe(0);
+
+    await expect(authenticator.authenticate(issued.key)).resolves.not.toBeNull();
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.now() + KEY_CACHE_TTL_MS);
+    // Past the cache, a key accepted once is looked up again without asking the gate.
+    await expect(authenticator.authenticate(issued.key, undefined, refuse)).resolves.not.toBeNull();
+    expect(calls.select).toBe(2);
   });
 });

@@ -185,7 +185,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key has spent its window's request quota; retry after `Retry-After` seconds. */
+            /** @description The API key has spent its window's request quota, or the client address has failed authentication too often; retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -339,7 +339,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key has spent its window's request quota; retry after `Retry-After` seconds. */
+            /** @description The API key has spent its window's request quota, or the client address has failed authentication too often; retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -449,7 +449,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key has spent its window's request quota; retry after `Retry-After` seconds. */
+            /** @description The API key has spent its window's request quota, or the client address has failed authentication too often; retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];

@@ -36,6 +36,8 @@ export interface TestServerOptions {
   keepDatabase?: boolean;
   apiKeys?: string[];
   rateLimit?: RateLimitSetting;
+  /** Failed authentications per address; by default too many for any test but its own. */
+  authFailureLimit?: RateLimitSetting;
   redisUrl?: string;
   /** Serve this database instead of a fresh one; the server's close() destroys it. */
   database?: TestDatabase;
@@ -74,6 +76,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     stagingBaseUrl: 'https://staging.petstore.test/v1',
     trustProxy: options.trustProxy ?? false,
     rateLimit: options.rateLimit ?? TEST_RATE_LIMIT,
+    authFailureLimit: options.authFailureLimit ?? TEST_RATE_LIMIT,
     redisUrl: options.redisUrl,
     corsOrigins: options.corsOrigins ?? [],
     timeouts: options.timeouts,

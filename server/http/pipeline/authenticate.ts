@@ -1,6 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import { TRPCError } from '@trpc/server';
 import { readBearer, type Authenticator, type Principal } from '../../auth/authenticator.js';
+import type { FailureBudget } from '../../auth/failure-budget.js';
+import { clientAddress } from './client-address.js';
 import type { RequestState } from './request-state.js';
 import { repeatedMessage } from './singleton-headers.js';
 
@@ -12,7 +14,11 @@ const REALM = 'Bearer realm="petstore"';
  * `repeated`: the request carries two Authorization fields, and so no one credential.
  */
 export async function authenticate(
-  authenticator: Authenticator,
+  deps: {
+    authenticator: Authenticator;
+    authFailures?: FailureBudget | undefined;
+    trustProxy: boolean;
+  },
   req: IncomingMessage,
   state: RequestState,
   repeated: boolean,
@@ -23,19 +29,44 @@ export async function authenticate(
     state.headers['www-authenticate'] = `${REALM}, error="invalid_request"`;
     throw new TRPCError({ code: 'UNAUTHORIZED', message: repeatedMessage('Authorization') });
   }
+  const { authenticator, authFailures } = deps;
   const credentials = readBearer(req.headers.authorization);
+  // The client's address is worked out only for the few requests that need it.
+  const gate =
+    authFailures &&
+    (() => refuseSpentAddress(authFailures, clientAddress(req, deps.trustProxy), state));
   const principal =
     credentials.kind === 'token'
-      ? await authenticator.authenticate(credentials.token, state.budget)
+      ? await authenticator.authenticate(credentials.token, state.budget, gate)
       : null;
   if (principal) {
     state.keyId = principal.keyId;
     return principal;
   }
   const missing = credentials.kind === 'missing';
+  if (authFailures && !missing) await authFailures.record(clientAddress(req, deps.trustProxy));
   state.headers['www-authenticate'] = missing ? REALM : `${REALM}, error="invalid_token"`;
   throw new TRPCError({
     code: 'UNAUTHORIZED',
     message: missing ? 'Missing API key: send Authorization: Bearer <key>' : 'Invalid API key',
+  });
+}
+
+/**
+ * An address that has spent its failed authentications gets no lookup for a key this process
+ * never accepted: 429 rather than 401, so a valid key's owner behind that address (a shared
+ * NAT) is told to retry, not that the key is wrong.
+ */
+async function refuseSpentAddress(
+  failures: FailureBudget,
+  client: string,
+  state: RequestState,
+): Promise<void> {
+  const retryAfter = await failures.exhausted(client);
+  if (retryAfter === undefined) return;
+  state.headers['retry-after'] = String(retryAfter);
+  throw new TRPCError({
+    code: 'TOO_MANY_REQUESTS',
+    message: `Too many failed authentications from this address; retry after ${retryAfter} s`,
   });
 }

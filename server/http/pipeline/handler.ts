@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AnyTRPCRouter, TRPCError } from '@trpc/server';
 import type { DatabaseHandle } from '../../../db/client.js';
 import type { Authenticator } from '../../auth/authenticator.js';
+import type { FailureBudget } from '../../auth/failure-budget.js';
 import type { AnyOperation } from '../../operations/define.js';
 import { summarizeError } from '../../process/error-summary.js';
 import type { Logger } from '../../process/logger.js';
@@ -27,6 +28,8 @@ export interface HandlerDeps {
   authenticator: Authenticator;
   /** Absent when rate limiting is off. */
   rateLimiter?: RateLimiter | undefined;
+  /** Failed authentications per client address; absent when that limit is off. */
+  authFailures?: FailureBudget | undefined;
   logger: Logger;
   openApiDocument: { servers?: { url: string }[] };
   trustProxy: boolean;
@@ -56,7 +59,7 @@ const NO_STORE = 'no-store';
  * upload. Every answer carries the headers collected in the request's state.
  */
 export function createRequestHandler(deps: HandlerDeps) {
-  const { database, authenticator, logger } = deps;
+  const { database, logger } = deps;
   const publicRoutes = createPublicRoutes(deps);
   const rest = createRestEndpoints(deps.operations);
   const cors = createCors(deps.corsOrigins, rest.methods);
@@ -98,7 +101,7 @@ export function createRequestHandler(deps: HandlerDeps) {
     if (match.public) return match.endpoint.serve(req, res, state);
     const { endpoint } = match;
     state.headers['cache-control'] = NO_STORE;
-    const principal = await authenticate(authenticator, req, state, repeated === 'Authorization');
+    const principal = await authenticate(deps, req, state, repeated === 'Authorization');
     await enforceRateLimit(deps.rateLimiter, principal.keyId, endpoint.calls, state);
     if (repeated) throw refuseRepeated(repeated);
     const body = endpoint.bodyTypes ? await readJsonBody(req, endpoint.bodyTypes) : undefined;
