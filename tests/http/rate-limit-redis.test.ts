@@ -7,6 +7,7 @@ const WARNING = 'Redis is unavailable: rate limits are counted per process until
 const RECOVERED = 'Redis is available again: rate limits are shared again';
 
 const OTHER_KEY = 'test-key-other';
+const BATCH_KEY = 'test-key-batch';
 
 let redis: TestRedis;
 let first: TestServer;
@@ -14,7 +15,7 @@ let second: TestServer;
 
 async function startShared(): Promise<TestServer> {
   const server = await startTestServer({
-    apiKeys: [TEST_KEY, OTHER_KEY],
+    apiKeys: [TEST_KEY, OTHER_KEY, BATCH_KEY],
     rateLimit: { limit: LIMIT, windowSeconds: 60 },
     redisUrl: redis.url,
   });
@@ -53,6 +54,17 @@ describe('rate limits shared through Redis', () => {
     expect(await statusesOf(LIMIT + 2, alternate, TEST_KEY)).toEqual([
       200, 200, 200, 200, 429, 429,
     ]);
+  });
+
+  it('gives back what a refused batch took from the shared budget', async () => {
+    const batch = (server: TestServer, calls: number) =>
+      fetch(
+        `${server.origin}/trpc/${Array<string>(calls).fill('pets.list').join(',')}?batch=1&input=${encodeURIComponent('{}')}`,
+        { headers: { authorization: `Bearer ${BATCH_KEY}` } },
+      );
+    expect((await batch(first, LIMIT - 1)).status).toBe(200);
+    expect((await batch(second, 2)).status).toBe(429);
+    expect(await statusesOf(2, () => second, BATCH_KEY)).toEqual([200, 429]);
   });
 
   it('keeps serving on the in-process limit when Redis goes away, and says so once', async () => {
