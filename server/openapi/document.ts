@@ -21,10 +21,32 @@ const COMMON_ERRORS: Record<number, string> = {
   503: 'The database is unavailable; retry shortly.',
 };
 
-const TAGS = [{ name: 'pets', description: 'The animals offered in the store.' }];
+const TAGS = [
+  { name: 'pets', description: 'The animals offered in the store.' },
+  { name: 'store', description: 'Orders for the animals (beta).' },
+];
+
+const STABILITY: Record<RestBinding['stability'], string> = {
+  stable: 'Stability: stable. Changes to it keep to the compatibility policy of version 1.',
+  beta: 'Stability: beta. It may still change before it is declared stable.',
+  experimental: 'Stability: experimental. It may change or go away in any release.',
+};
+
+function successOf(binding: RestBinding, generated: Json | undefined): Json {
+  // An answer without a body documents none, whatever the output schema renders to.
+  if (binding.successStatus !== 204) return generated ?? {};
+  return { description: binding.successDescription };
+}
 
 function responsesOf(binding: RestBinding, generated: Record<string, Json>): Record<string, Json> {
-  const responses: Record<string, Json> = { [binding.successStatus]: generated['200'] ?? {} };
+  const success = successOf(binding, generated['200']);
+  const responses: Record<string, Json> = { [binding.successStatus]: success };
+  if (binding.conditionalRead) {
+    responses['304'] = {
+      description: '`If-None-Match` names the current version: no body.',
+      headers: { ...(success.headers as Json | undefined) },
+    };
+  }
   const errors = { ...binding.errorResponses, ...COMMON_ERRORS };
   for (const [status, description] of Object.entries(errors).sort(([a], [b]) =>
     a.localeCompare(b),
@@ -35,7 +57,9 @@ function responsesOf(binding: RestBinding, generated: Record<string, Json>): Rec
       content: { 'application/json': { schema: ERROR_REF } },
     };
   }
-  for (const [status, response] of Object.entries(responses)) {
+  for (const [status, response] of Object.entries(responses).sort(([a], [b]) =>
+    a.localeCompare(b),
+  )) {
     response.headers = {
       ...(response.headers as Json | undefined),
       // An unauthenticated caller has no bucket, so a 401 has no quota to report.
@@ -44,22 +68,22 @@ function responsesOf(binding: RestBinding, generated: Record<string, Json>): Rec
       ...REQUEST_ID,
     };
   }
-  return responses;
+  return Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
 }
 
 /**
  * The library inlines the body schema (rendered for input: defaulted fields optional). Keep that
- * rendering as the named component and point the body at it.
+ * rendering as the named component, point the body at it, under every media type it takes.
  */
-function nameRequestBody(operation: Json, input: AnyOperation['input'], named: SchemaMap): void {
+function nameRequestBody(operation: Json, { rest, input }: AnyOperation, named: SchemaMap): void {
   const id = input.meta()?.id;
-  const content = (operation.requestBody as { content?: Record<string, Json> } | undefined)
-    ?.content;
-  if (typeof id !== 'string' || !content) return;
-  for (const media of Object.values(content)) {
-    named[id] = media.schema as SchemaMap[string];
-    media.schema = { $ref: `#/components/schemas/${id}` };
-  }
+  const body = operation.requestBody as { content?: Record<string, Json> } | undefined;
+  const media = body?.content?.['application/json'];
+  if (typeof id !== 'string' || !body || !media) return;
+  named[id] = media.schema as SchemaMap[string];
+  const schema = { $ref: `#/components/schemas/${id}` };
+  const types = rest?.bodyTypes ?? ['application/json'];
+  body.content = Object.fromEntries(types.map((type) => [type, { schema }]));
 }
 
 /**
@@ -73,14 +97,16 @@ function applyContractDetails(
   options: DocumentOptions,
 ): OpenAPIObject {
   const namedBodies: SchemaMap = {};
-  for (const { rest: binding, input } of operations.values()) {
+  for (const definition of operations.values()) {
+    const binding = definition.rest;
     if (!binding) continue;
     const path = document.paths?.[binding.path] as Json | undefined;
     const operation = path?.[binding.method.toLowerCase()] as Json | undefined;
     if (!operation) throw new Error(`No generated operation for ${binding.method} ${binding.path}`);
     operation.responses = responsesOf(binding, operation.responses as Record<string, Json>);
     operation['x-stability'] = binding.stability;
-    nameRequestBody(operation, input, namedBodies);
+    operation.description = `${binding.description}\n\n${STABILITY[binding.stability]}`;
+    nameRequestBody(operation, definition, namedBodies);
   }
   // trpc-to-openapi's own error schemas are replaced by Error everywhere above.
   const schemas = Object.fromEntries(

@@ -20,6 +20,8 @@ export interface ContextOptions {
    * so both surfaces agree.
    */
   idempotencyKey?: string | undefined;
+  /** The If-Match request header as received: changes to a pet check it (412 when it fails). */
+  ifMatch?: string | undefined;
   /** The request's time on the database; the HTTP pipeline starts it before authentication. */
   budget?: DatabaseBudget;
   /**
@@ -29,8 +31,11 @@ export interface ContextOptions {
   responseHeaders?: Record<string, string>;
 }
 
-export interface Context extends Required<Omit<ContextOptions, 'cursorSecret' | 'idempotencyKey'>> {
+export interface Context extends Required<
+  Omit<ContextOptions, 'cursorSecret' | 'idempotencyKey' | 'ifMatch'>
+> {
   idempotencyKey: string | undefined;
+  ifMatch: string | undefined;
   cursors: CursorCodec;
 }
 
@@ -53,6 +58,7 @@ export function createContextInner(options: ContextOptions): Context {
     principal: options.principal,
     baseUrl: options.baseUrl,
     idempotencyKey: options.idempotencyKey,
+    ifMatch: options.ifMatch,
     budget: options.budget ?? new DatabaseBudget(),
     responseHeaders: options.responseHeaders ?? {},
     cursors: cursorCodecFor(options.cursorSecret ?? DEFAULT_CURSOR_SECRET),

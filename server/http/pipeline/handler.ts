@@ -94,6 +94,7 @@ export function createRequestHandler(deps: HandlerDeps) {
       cursorSecret: deps.cursorSecret,
       // A repeated header was refused above, so this is the one value sent.
       idempotencyKey: req.headers['idempotency-key'] as string | undefined,
+      ifMatch: req.headers['if-match'],
       budget: state.budget,
       responseHeaders: state.headers,
     });

@@ -1,9 +1,10 @@
 import { TRPCError } from '@trpc/server';
 import type { AnyOperation } from '../../operations/define.js';
 import { execute } from '../../operations/execute.js';
+import { ifNoneMatchMatches } from '../../versions/etag.js';
 import type { Call, Endpoint } from '../pipeline/endpoint.js';
 import type { RequestState } from '../pipeline/request-state.js';
-import { sendJson } from '../pipeline/respond.js';
+import { sendEmpty, sendJson } from '../pipeline/respond.js';
 import { bodyInput, pathInput, queryInput } from './input.js';
 import { deprecationHeaders, matchRoute, restRoutesOf, type RestRoute } from './routes.js';
 
@@ -15,13 +16,22 @@ function endpointOf(route: RestRoute, captures: RegExpExecArray): Endpoint {
   return {
     name: binding.path,
     calls: 1,
-    bodyTypes: takesBody ? JSON_BODY : undefined,
-    serve: async ({ res, state, ctx, body }: Call) => {
+    bodyTypes: takesBody ? (binding.bodyTypes ?? JSON_BODY) : undefined,
+    serve: async ({ req, res, state, ctx, body }: Call) => {
       const input = body
         ? bodyInput(route, state.query, body, captures)
         : { ...queryInput(route, state.query), ...pathInput(route, captures) };
       const output = await execute(operation, ctx, input);
-      sendJson(res, binding.successStatus, output, state.headers);
+      if (
+        binding.conditionalRead &&
+        ifNoneMatchMatches(req.headers['if-none-match'], state.headers.etag)
+      ) {
+        sendEmpty(res, 304, state.headers);
+      } else if (binding.successStatus === 204) {
+        sendEmpty(res, 204, state.headers);
+      } else {
+        sendJson(res, binding.successStatus, output, state.headers);
+      }
     },
   };
 }
