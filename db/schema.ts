@@ -121,3 +121,42 @@ export const orders = pgTable(
       .where(sql`${t.status} in ('placed', 'approved')`),
   ],
 );
+
+export const eventType = pgEnum('event_type', [
+  'pet.created',
+  'pet.updated',
+  'pet.deleted',
+  'order.placed',
+  'order.updated',
+]);
+
+/**
+ * Every change, written in the same transaction as the change. Ids come from the identity
+ * sequence while a transaction-scoped lock is held until commit (db/queries/events.ts), so they
+ * become visible to readers in ascending order: resuming after an id never misses an earlier
+ * event that committed later.
+ */
+export const events = pgTable(
+  'events',
+  {
+    id: bigint({ mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    type: eventType().notNull(),
+    occurredAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    /** The pet or order after the change (`{ id }` for a deleted pet), as the API shows it. */
+    data: jsonb().notNull(),
+  },
+  (t) => [index('events_occurred_at_idx').on(t.occurredAt)],
+);
+
+/**
+ * One row: the highest event id the retention purge has deleted. Resuming after an id below
+ * it would miss events, so it is refused (410) rather than answered with a gap.
+ */
+export const eventRetention = pgTable(
+  'event_retention',
+  {
+    id: integer().primaryKey().default(1),
+    prunedThrough: bigint({ mode: 'number' }).notNull().default(0),
+  },
+  (t) => [check('event_retention_one_row', sql`${t.id} = 1`)],
+);

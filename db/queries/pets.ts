@@ -2,6 +2,7 @@ import { and, asc, eq, fillPlaceholders, gt, isNull, sql, type SQL } from 'drizz
 import { QueryBuilder } from 'drizzle-orm/pg-core';
 import { arrayRowReader, findArrayRowReader } from '../array-rows.js';
 import { executeRows, type Database } from '../database.js';
+import { EVENT_ORDER_LOCK, EVENTS_CHANNEL } from './events.js';
 import { DATABASE_CASING, pets } from '../schema.js';
 
 export type PetStatus = (typeof pets.status.enumValues)[number];
@@ -128,8 +129,10 @@ export async function insertPet(db: Database, pet: NewPetRow): Promise<Versioned
 
 /**
  * Inserts several pets in one statement under the same lock as insertPet: one commit, so the
- * whole group becomes visible at once and commit order still matches id order. The result is
- * in input order: each input gets a row with its own fields.
+ * whole group becomes visible at once and commit order still matches id order. The same
+ * statement appends a `pet.created` event for each (its data the pet as the API shows it; see
+ * appendEvents for the event lock and the notification). The result is in input order: each
+ * input gets a row with its own fields.
  */
 export async function insertPets(
   db: Database,
@@ -142,11 +145,23 @@ export async function insertPets(
     input as (
       select e.pet, e.ord from jsonb_array_elements(${JSON.stringify(newPets)}::jsonb)
         with ordinality as e(pet, ord)
-    )
-    insert into pets (name, category_id, status)
-    select pet->>'name', (pet->>'categoryId')::bigint, (pet->>'status')::pet_status
-    from id_order, input order by input.ord
-    returning id, name, category_id, status, version`,
+    ),
+    inserted as (
+      insert into pets (name, category_id, status)
+      select pet->>'name', (pet->>'categoryId')::bigint, (pet->>'status')::pet_status
+      from id_order, input order by input.ord
+      returning id, name, category_id, status, version
+    ),
+    event_order as (select pg_advisory_xact_lock(${EVENT_ORDER_LOCK}) from id_order),
+    appended as (
+      insert into events (type, data)
+      select 'pet.created', jsonb_build_object(
+        'id', i.id, 'name', i.name, 'categoryId', i.category_id, 'status', i.status)
+      from event_order, inserted as i order by i.id
+      returning id
+    ),
+    notified as (select pg_notify(${EVENTS_CHANNEL}, max(id)::text) as sent from appended)
+    select i.*, (select count(*) from notified) as notified from inserted as i`,
   );
   const created = rows.map((row) => ({
     ...toPet(row.id, row.name, row.category_id, row.status),

@@ -1,5 +1,6 @@
 import { TRPCError } from '@trpc/server';
 import type { Database } from '../../db/database.js';
+import { appendEvents } from '../../db/queries/events.js';
 import {
   findOrder,
   insertOrder,
@@ -9,6 +10,7 @@ import {
   type OrderStatus,
 } from '../../db/queries/orders.js';
 import { lockPet, updatePetRow } from '../../db/queries/pet-changes.js';
+import { orderBody, petBody } from './bodies.js';
 import { PET_STATUS_WHEN_ORDER, requireOrderMove } from './transitions.js';
 
 export function orderNotFound(orderId: number): TRPCError {
@@ -31,8 +33,13 @@ export async function orderPet(tx: Database, petId: number): Promise<OrderRow> {
       message: `Pet ${petId} is ${pet.status}, not available`,
     });
   }
-  await updatePetRow(tx, petId, { status: 'pending' });
-  return insertOrder(tx, petId);
+  const reserved = await updatePetRow(tx, petId, { status: 'pending' });
+  const order = await insertOrder(tx, petId);
+  await appendEvents(tx, [
+    { type: 'order.placed', data: orderBody(order) },
+    { type: 'pet.updated', data: petBody(reserved) },
+  ]);
+  return order;
 }
 
 /**
@@ -53,6 +60,11 @@ export async function moveOrder(
   requireOrderMove(orderId, order.status, status);
   if (order.status === status) return order;
   const petStatus = PET_STATUS_WHEN_ORDER[status];
-  if (petStatus) await updatePetRow(tx, order.petId, { status: petStatus });
-  return setOrderStatus(tx, orderId, status);
+  const pet = petStatus && (await updatePetRow(tx, order.petId, { status: petStatus }));
+  const moved = await setOrderStatus(tx, orderId, status);
+  await appendEvents(tx, [
+    { type: 'order.updated', data: orderBody(moved) },
+    ...(pet ? [{ type: 'pet.updated' as const, data: petBody(pet) }] : []),
+  ]);
+  return moved;
 }

@@ -1,9 +1,11 @@
 import { TRPCError } from '@trpc/server';
 import type { Database } from '../../db/database.js';
+import { appendEvents } from '../../db/queries/events.js';
 import { findOpenOrder } from '../../db/queries/orders.js';
 import { deletePetRow, lockPet, updatePetRow } from '../../db/queries/pet-changes.js';
 import type { NewPetRow, VersionedPetRow } from '../../db/queries/pets.js';
 import { etagOf, requireIfMatch } from '../versions/etag.js';
+import { petBody } from './bodies.js';
 import { requirePetMove } from './transitions.js';
 
 export function petNotFound(petId: number): TRPCError {
@@ -28,7 +30,7 @@ async function refuseWhileOrdered(tx: Database, petId: number, what: string): Pr
 }
 
 /**
- * Applies a merge patch in one transaction. Only fields that differ are written; a patch that
+ * Applies a merge patch in one transaction, recording `pet.updated` when anything changed. Only fields that differ are written; a patch that
  * changes nothing leaves the pet (and its version) as it was. A refused status change refuses
  * the whole patch. While an order holds the pet, its status follows the order.
  */
@@ -49,7 +51,10 @@ export async function patchPet(
     await refuseWhileOrdered(tx, petId, 'its status follows the order');
     changes.status = patch.status;
   }
-  return Object.keys(changes).length > 0 ? updatePetRow(tx, petId, changes) : pet;
+  if (Object.keys(changes).length === 0) return pet;
+  const updated = await updatePetRow(tx, petId, changes);
+  await appendEvents(tx, [{ type: 'pet.updated', data: petBody(updated) }]);
+  return updated;
 }
 
 /** Deletes a pet no open order holds; its row stays, so the id is never reused. */
@@ -61,4 +66,5 @@ export async function removePet(
   await lockForChange(tx, petId, ifMatch);
   await refuseWhileOrdered(tx, petId, 'settle or cancel it first');
   await deletePetRow(tx, petId);
+  await appendEvents(tx, [{ type: 'pet.deleted', data: { id: petId } }]);
 }

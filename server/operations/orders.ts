@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { findOrder, type OrderRow } from '../../db/queries/orders.js';
+import { findOrder } from '../../db/queries/orders.js';
 import { IdempotencyKeyHeaderSchema, parseIdempotencyKey } from '../idempotency/key-header.js';
 import { IDEMPOTENCY_TTL_SECONDS, performIdempotently } from '../idempotency/replay.js';
+import { orderBody } from '../lifecycle/bodies.js';
 import { moveOrder, orderNotFound, orderPet } from '../lifecycle/orders.js';
 import { nextOrdersLink, pageOfOrders } from '../pagination/order-page.js';
 import {
@@ -11,21 +12,10 @@ import {
   OrderPageSchema,
   OrderSchema,
   UpdateOrderInputSchema,
-  type Order,
 } from '../schemas/order.js';
 import { defineMutation, defineQuery } from './define.js';
 
 const BETA = 'Beta: the shape of orders may still change in a minor release.';
-
-function orderAnswer(order: OrderRow): Order {
-  return {
-    id: order.id,
-    petId: order.petId,
-    status: order.status,
-    placedAt: order.placedAt.toISOString(),
-    updatedAt: order.updatedAt.toISOString(),
-  };
-}
 
 export const placeOrder = defineMutation({
   scope: 'write',
@@ -58,7 +48,7 @@ export const placeOrder = defineMutation({
   handler: async (ctx, { petId }) => {
     const key = parseIdempotencyKey(ctx.idempotencyKey);
     const place = async (tx: typeof ctx.db) => ({
-      body: orderAnswer(await orderPet(tx, petId)),
+      body: orderBody(await orderPet(tx, petId)),
       headers: {},
     });
     const { body, replayed } = key
@@ -104,7 +94,7 @@ export const listOrders = defineQuery({
     if (page.nextCursor) {
       ctx.responseHeaders.link = nextOrdersLink(ctx.baseUrl, input, page.nextCursor);
     }
-    return page.items.map(orderAnswer);
+    return page.items.map(orderBody);
   },
 });
 
@@ -115,7 +105,7 @@ export const listOrderPage = defineQuery({
   output: OrderPageSchema,
   handler: async (ctx, input) => {
     const page = await pageOfOrders(ctx, input);
-    return { items: page.items.map(orderAnswer), nextCursor: page.nextCursor };
+    return { items: page.items.map(orderBody), nextCursor: page.nextCursor };
   },
 });
 
@@ -141,7 +131,7 @@ export const getOrder = defineQuery({
   handler: async (ctx, { orderId }) => {
     const order = await findOrder(ctx.db, orderId);
     if (!order) throw orderNotFound(orderId);
-    return orderAnswer(order);
+    return orderBody(order);
   },
 });
 
@@ -170,5 +160,5 @@ export const updateOrder = defineMutation({
     },
   },
   handler: async (ctx, { orderId, status }) =>
-    orderAnswer(await ctx.db.transaction((tx) => moveOrder(tx, orderId, status))),
+    orderBody(await ctx.db.transaction((tx) => moveOrder(tx, orderId, status))),
 });

@@ -3,6 +3,7 @@ import { insertPetGrouped } from '../../db/queries/grouped-pet-inserts.js';
 import { findPet, insertPet, type VersionedPetRow } from '../../db/queries/pets.js';
 import { IdempotencyKeyHeaderSchema, parseIdempotencyKey } from '../idempotency/key-header.js';
 import { IDEMPOTENCY_TTL_SECONDS, performIdempotently } from '../idempotency/replay.js';
+import { petBody } from '../lifecycle/bodies.js';
 import { petNotFound } from '../lifecycle/pets.js';
 import { nextPageLink, pageOfPets } from '../pagination/pet-page.js';
 import { ETagHeader, IfNoneMatchHeader } from '../schemas/headers.js';
@@ -19,10 +20,9 @@ import { defineMutation, defineQuery } from './define.js';
 
 const TTL_HOURS = IDEMPOTENCY_TTL_SECONDS / 3600;
 
-/** One pet as an answer carries it: the body, without the version its ETag is made from. */
+/** One pet as an answer carries it: the body, and the ETag made from its version. */
 export function petAnswer(pet: VersionedPetRow): { body: Pet; headers: { etag: string } } {
-  const { id, name, categoryId, status } = pet;
-  return { body: { id, name, categoryId, status }, headers: { etag: etagOf(pet) } };
+  return { body: petBody(pet), headers: { etag: etagOf(pet) } };
 }
 
 export const listPets = defineQuery({

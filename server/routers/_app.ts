@@ -1,11 +1,13 @@
 import type { AnyOperation } from '../operations/define.js';
 import { createCallerFactory, router } from '../trpc/init.js';
+import { eventsRouter } from './events.js';
 import { orderOperations, ordersRouter } from './orders.js';
 import { petOperations, petsRouter } from './pets.js';
 
 export const appRouter = router({
   pets: petsRouter,
   orders: ordersRouter,
+  events: eventsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,6 +1,7 @@
 import type { Database } from '../../db/database.js';
 import { DatabaseBudget } from '../../db/deadline.js';
 import type { Principal } from '../auth/authenticator.js';
+import type { EventStreams } from '../events/streams.js';
 import {
   createCursorCodec,
   DEFAULT_CURSOR_SECRET,
@@ -29,13 +30,18 @@ export interface ContextOptions {
    * passes the one set of headers every answer to the request carries.
    */
   responseHeaders?: Record<string, string>;
+  /** The process's event streams; absent where no streams are served (router tests). */
+  streams?: EventStreams | undefined;
+  /** Drops the request's connection: how a stream whose client stopped reading is cut off. */
+  closeConnection?: () => void;
 }
 
 export interface Context extends Required<
-  Omit<ContextOptions, 'cursorSecret' | 'idempotencyKey' | 'ifMatch'>
+  Omit<ContextOptions, 'cursorSecret' | 'idempotencyKey' | 'ifMatch' | 'streams'>
 > {
   idempotencyKey: string | undefined;
   ifMatch: string | undefined;
+  streams: EventStreams | undefined;
   cursors: CursorCodec;
 }
 
@@ -61,6 +67,8 @@ export function createContextInner(options: ContextOptions): Context {
     ifMatch: options.ifMatch,
     budget: options.budget ?? new DatabaseBudget(),
     responseHeaders: options.responseHeaders ?? {},
+    streams: options.streams,
+    closeConnection: options.closeConnection ?? (() => undefined),
     cursors: cursorCodecFor(options.cursorSecret ?? DEFAULT_CURSOR_SECRET),
   };
 }

@@ -119,6 +119,28 @@ export interface paths {
         patch: operations["updateOrder"];
         trace?: never;
     };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow every change
+         * @description Server-sent events (`text/event-stream`): each change as `id:`, `event:` (its type) and `data:` (the Event as JSON), in id order, each once. Send `Last-Event-ID` (or `?after=`; the header wins) to resume after an event: every later one, then live ones. Without it the stream starts with the next change. `?types=pet.created,order.placed` keeps only those types. A comment line comes at least every 15 s. Events are kept 7 days: resuming from an id older than that is 410, after which a client reads the current state again and follows without an id. At most 20 open streams per API key (REST and tRPC together): the next is 429.
+         *
+         *     Stability: experimental. It may change or go away in any release.
+         */
+        get: operations["streamEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -240,6 +262,28 @@ export interface components {
         OrderPatch: {
             status: components["schemas"]["OrderStatus"];
         };
+        /** @description One change to the inventory (experimental). */
+        Event: {
+            /** @description Id of an event, a decimal string; ids increase with every change. */
+            id: string;
+            type: components["schemas"]["EventType"];
+            /**
+             * Format: date-time
+             * @description When the change committed (RFC 3339, UTC).
+             * @example 2026-11-24T09:30:00.000Z
+             */
+            occurredAt: string;
+            /** @description The pet or order after the change; `{ id }` for `pet.deleted`. */
+            data: components["schemas"]["Pet"] | components["schemas"]["Order"] | {
+                /** Format: int64 */
+                id: number;
+            };
+        };
+        /**
+         * @description What changed: a pet created, updated or deleted, an order placed or updated.
+         * @enum {string}
+         */
+        EventType: "pet.created" | "pet.updated" | "pet.deleted" | "order.placed" | "order.updated";
     };
     responses: never;
     parameters: never;
@@ -1395,6 +1439,109 @@ export interface operations {
             };
             /** @description The body is neither application/json nor application/merge-patch+json. */
             415: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key has spent its window's request quota; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error. */
+            500: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable; retry shortly. */
+            503: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    streamEvents: {
+        parameters: {
+            query?: {
+                /** @description Resume after this event id (`Last-Event-ID` wins when both are sent). */
+                after?: string;
+                /** @description Comma-separated event types to keep, e.g. `pet.created,order.placed`. */
+                types?: string;
+            };
+            header?: {
+                /** @description The id of the last event received: resume after it. */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream of events. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description An unknown type, a non-numeric `after` or `Last-Event-ID`, or an unknown parameter. */
+            400: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Events after this id are no longer kept; follow without an id after reading the current state. */
+            410: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];

@@ -62,6 +62,7 @@ describe('GET /v1/openapi.json', () => {
       'post /store/orders placeOrder beta',
       'get /store/orders/{orderId} getOrder beta',
       'patch /store/orders/{orderId} updateOrder beta',
+      'get /events streamEvents experimental',
     ]);
     for (const { operation } of operations()) {
       expect(operation.description).toContain(`Stability: ${operation['x-stability']}.`);
@@ -81,6 +82,8 @@ describe('GET /v1/openapi.json', () => {
     const { schemas } = served.components;
     expect(Object.keys(schemas).sort()).toEqual([
       'Error',
+      'Event',
+      'EventType',
       'NewOrder',
       'NewPet',
       'Order',
@@ -137,6 +140,11 @@ describe('GET /v1/openapi.json', () => {
     );
     expect(statuses.listOrders).toEqual(expect.arrayContaining(['200', '400', '401']));
     expect(statuses.getOrder).toEqual(expect.arrayContaining(['200', '400', '401', '404']));
+    expect(statuses.streamEvents).toEqual(
+      expect.arrayContaining(['200', '400', '401', '410', '429']),
+    );
+    const stream = served.paths['/events'].get.responses['200'].content['text/event-stream'];
+    expect(stream.schema.contentSchema).toEqual({ $ref: '#/components/schemas/Event' });
     expect(statuses.updateOrder).toEqual(
       expect.arrayContaining(['200', '400', '401', '403', '404', '409', '415']),
     );

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AnyTRPCRouter, TRPCError } from '@trpc/server';
 import type { DatabaseHandle } from '../../../db/client.js';
 import type { Authenticator } from '../../auth/authenticator.js';
+import type { EventStreams } from '../../events/streams.js';
 import type { AnyOperation } from '../../operations/define.js';
 import type { Logger } from '../../process/logger.js';
 import type { RateLimiter } from '../../rate-limit/limiter.js';
@@ -22,6 +23,7 @@ import { refuseRepeatedSingletons } from './singleton-headers.js';
 export interface HandlerDeps {
   router: AnyTRPCRouter;
   operations: ReadonlyMap<string, AnyOperation>;
+  streams: EventStreams;
   database: DatabaseHandle;
   authenticator: Authenticator;
   /** Absent when rate limiting is off. */
@@ -97,6 +99,8 @@ export function createRequestHandler(deps: HandlerDeps) {
       ifMatch: req.headers['if-match'],
       budget: state.budget,
       responseHeaders: state.headers,
+      streams: deps.streams,
+      closeConnection: () => res.destroy(),
     });
     await endpoint.serve({ req, res, state, ctx, body });
   }

@@ -5,6 +5,8 @@ import { ifNoneMatchMatches } from '../../versions/etag.js';
 import type { Call, Endpoint } from '../pipeline/endpoint.js';
 import type { RequestState } from '../pipeline/request-state.js';
 import { sendEmpty, sendJson } from '../pipeline/respond.js';
+import { streamEvents } from '../../operations/events.js';
+import { eventStreamEndpoint } from './event-stream.js';
 import { bodyInput, pathInput, queryInput } from './input.js';
 import { deprecationHeaders, matchRoute, restRoutesOf, type RestRoute } from './routes.js';
 
@@ -46,17 +48,13 @@ export function createRestEndpoints(operations: ReadonlyMap<string, AnyOperation
   const methods = [...new Set(routes.map((route) => route.binding.method))];
 
   const match = (state: RequestState): Endpoint => {
-    const found = matchRoute(routes, state.method, state.path.slice('/v1'.length) || '/');
-    if (found.kind === 'none') return refusal(() => notFound(state));
-    if (found.kind === 'wrong-method') {
-      return refusal(() => {
-        state.headers.allow = found.allow.join(', ');
-        return new TRPCError({
-          code: 'METHOD_NOT_SUPPORTED',
-          message: `${state.method} is not supported on ${state.path}; allowed: ${state.headers.allow}`,
-        });
-      });
+    const path = state.path.slice('/v1'.length) || '/';
+    if (path === streamEvents.rest.path) {
+      return state.method === 'GET' ? eventStreamEndpoint : wrongMethod(state, ['GET']);
     }
+    const found = matchRoute(routes, state.method, path);
+    if (found.kind === 'none') return refusal(() => notFound(state));
+    if (found.kind === 'wrong-method') return wrongMethod(state, found.allow);
     const { deprecation } = found.route.binding;
     if (deprecation) Object.assign(state.headers, deprecationHeaders(deprecation, state.origin));
     return endpointOf(found.route, found.captures);
@@ -75,6 +73,16 @@ function refusal(error: () => TRPCError): Endpoint {
     bodyTypes: undefined,
     serve: () => Promise.reject(error()),
   };
+}
+
+function wrongMethod(state: RequestState, allow: string[]): Endpoint {
+  return refusal(() => {
+    state.headers.allow = allow.join(', ');
+    return new TRPCError({
+      code: 'METHOD_NOT_SUPPORTED',
+      message: `${state.method} is not supported on ${state.path}; allowed: ${state.headers.allow}`,
+    });
+  });
 }
 
 export function notFound(state: RequestState): TRPCError {
