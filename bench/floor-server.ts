@@ -26,16 +26,88 @@ function send(
   res.end(payload);
 }
 
-async function readJson(
+async function readJson<T = { name: string; categoryId: number; status?: string }>(
   req: IncomingMessage,
-): Promise<{ name: string; categoryId: number; status?: string }> {
+): Promise<T> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
-  return JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
-    name: string;
-    categoryId: number;
-    status?: string;
-  };
+  return JSON.parse(Buffer.concat(chunks).toString('utf8')) as T;
+}
+
+const ORDER_ID_ORDER_LOCK = 7_246_110_844;
+/** The version is read as the service reads it, but the floor sends no ETag: no extra headers. */
+const toPet = (row: postgres.Row) => ({
+  id: Number(row.id),
+  name: row.name as string,
+  categoryId: Number(row.categoryId),
+  status: row.status as string,
+});
+const conflict = { code: 'CONFLICT', message: 'no', status: 409 };
+const toOrder = (row: postgres.Row) => ({
+  id: Number(row.id),
+  petId: Number(row.pet_id),
+  status: row.status as string,
+  placedAt: (row.placed_at as Date).toISOString(),
+  updatedAt: (row.updated_at as Date).toISOString(),
+});
+
+/** The statements updatePet runs for a status change, in one transaction. */
+async function updateStatus(res: ServerResponse, id: number, status: string): Promise<void> {
+  const pet = await sql.begin(async (tx) => {
+    const [row] =
+      await tx`select id, name, category_id, status, version from pets where id = ${id} and deleted_at is null for update`;
+    if (!row) return undefined;
+    const [open] =
+      await tx`select id from orders where pet_id = ${id} and status in ('placed', 'approved') limit 1`;
+    if (open) return undefined;
+    const [updated] =
+      await tx`update pets set status = ${status}, version = version + 1 where id = ${id} and deleted_at is null returning id, name, category_id as "categoryId", status, version`;
+    return updated;
+  });
+  if (!pet) {
+    send(res, 409, conflict);
+    return;
+  }
+  send(res, 200, toPet(pet));
+}
+
+/** The statements placeOrder runs, in one transaction. */
+async function placeOrder(res: ServerResponse, petId: number): Promise<void> {
+  const order = await sql.begin(async (tx) => {
+    const [pet] =
+      await tx`select id, name, category_id, status, version from pets where id = ${petId} and deleted_at is null for update`;
+    if (pet?.status !== 'available') return undefined;
+    await tx`update pets set status = 'pending', version = version + 1 where id = ${petId} and deleted_at is null returning id`;
+    await tx`select pg_advisory_xact_lock(${ORDER_ID_ORDER_LOCK})`;
+    const [row] =
+      await tx`insert into orders (pet_id) values (${petId}) returning id, pet_id, status, placed_at, updated_at`;
+    return row;
+  });
+  if (!order) {
+    send(res, 409, conflict);
+    return;
+  }
+  send(res, 201, toOrder(order), { location: `http://floor/v1/store/orders/${String(order.id)}` });
+}
+
+/** The statements updateOrder runs to cancel, in one transaction. */
+async function cancelOrder(res: ServerResponse, id: number): Promise<void> {
+  const order = await sql.begin(async (tx) => {
+    const [seen] = await tx`select pet_id from orders where id = ${id} limit 1`;
+    if (!seen) return undefined;
+    await tx`select id from pets where id = ${seen.pet_id as string} and deleted_at is null for update`;
+    const [row] = await tx`select id, status from orders where id = ${id} for update`;
+    if (row?.status !== 'placed' && row?.status !== 'approved') return undefined;
+    await tx`update pets set status = 'available', version = version + 1 where id = ${seen.pet_id as string} returning id`;
+    const [updated] =
+      await tx`update orders set status = 'cancelled', updated_at = now() where id = ${id} returning id, pet_id, status, placed_at, updated_at`;
+    return updated;
+  });
+  if (!order) {
+    send(res, 409, conflict);
+    return;
+  }
+  send(res, 200, toOrder(order));
 }
 
 async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -49,8 +121,8 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     const status = url.searchParams.get('status');
     const rows =
       status && STATUSES.has(status)
-        ? await sql`select id, name, category_id as "categoryId", status from pets where status = ${status} and id > ${0} order by id limit ${limit}`
-        : await sql`select id, name, category_id as "categoryId", status from pets where id > ${0} order by id limit ${limit}`;
+        ? await sql`select id, name, category_id as "categoryId", status from pets where status = ${status} and deleted_at is null and id > ${0} order by id limit ${limit}`
+        : await sql`select id, name, category_id as "categoryId", status from pets where deleted_at is null and id > ${0} order by id limit ${limit}`;
     send(
       res,
       200,
@@ -61,20 +133,33 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   if (url.pathname === '/v1/pets' && req.method === 'POST') {
     const pet = await readJson(req);
     const [row] =
-      await sql`insert into pets (name, category_id, status) values (${pet.name}, ${pet.categoryId}, ${pet.status ?? 'available'}) returning id, name, category_id as "categoryId", status`;
-    const created = { ...row, id: Number(row?.id), categoryId: Number(row?.categoryId) };
+      await sql`insert into pets (name, category_id, status) values (${pet.name}, ${pet.categoryId}, ${pet.status ?? 'available'}) returning id, name, category_id as "categoryId", status, version`;
+    const created = toPet(row ?? {});
     send(res, 201, created, { location: `http://floor/v1/pets/${created.id}` });
     return;
   }
   const match = /^\/v1\/pets\/(\d+)$/.exec(url.pathname);
+  if (match && req.method === 'PATCH') {
+    const { status } = await readJson<{ status: string }>(req);
+    return updateStatus(res, Number(match[1]), status);
+  }
+  if (url.pathname === '/v1/store/orders' && req.method === 'POST') {
+    const { petId } = await readJson<{ petId: number }>(req);
+    return placeOrder(res, petId);
+  }
+  const order = /^\/v1\/store\/orders\/(\d+)$/.exec(url.pathname);
+  if (order && req.method === 'PATCH') {
+    await readJson(req);
+    return cancelOrder(res, Number(order[1]));
+  }
   if (match && req.method === 'GET') {
     const [row] =
-      await sql`select id, name, category_id as "categoryId", status from pets where id = ${Number(match[1])}`;
+      await sql`select id, name, category_id as "categoryId", status, version from pets where id = ${Number(match[1])} and deleted_at is null`;
     if (!row) {
       send(res, 404, { code: 'NOT_FOUND', message: 'no', status: 404 });
       return;
     }
-    send(res, 200, { ...row, id: Number(row.id), categoryId: Number(row.categoryId) });
+    send(res, 200, toPet(row));
     return;
   }
   send(res, 404, { code: 'NOT_FOUND', message: 'no', status: 404 });

@@ -1,27 +1,42 @@
 import autocannon from 'autocannon';
+import type { RequestSpec } from './scenarios.js';
 
 /**
  * One load run, in its own process so the orchestrator can pin it to the other core.
- * argv: JSON of { url, requests: [{ path, method, body?, randomIdUpTo? }], connections, duration, key }
- * Each connection cycles through `requests` in order.
+ * argv: JSON of { url, requests, connections, duration, key, petsUpTo }: each connection cycles
+ * through `requests` in order (bench/scenarios.ts says what `{id}`, `{pet}` and `{order}` are).
  */
-interface RequestSpec {
-  path: string;
-  method: 'GET' | 'POST';
-  body?: string;
-  randomIdUpTo?: number;
-}
-
 interface LoadSpec {
   url: string;
   requests: RequestSpec[];
   connections: number;
   duration: number;
   key: string;
+  petsUpTo: number;
+}
+
+interface ConnectionState {
+  pet?: number;
+  order?: string;
 }
 
 const spec = JSON.parse(process.argv[2] ?? '{}') as LoadSpec;
 const headers = { authorization: `Bearer ${spec.key}`, 'content-type': 'application/json' };
+
+/**
+ * The seed makes every third pet available (bench/seed.ts), and the orchestrator makes them so
+ * again before each run: each connection takes the next one, so no two share a pet.
+ */
+const available = Math.floor(spec.petsUpTo / 3);
+let nextPet = Math.floor(Math.random() * available);
+const availablePet = () => 3 * (1 + (nextPet++ % available));
+
+function fill(text: string, state: ConnectionState, randomIdUpTo: number | undefined): string {
+  return text
+    .replace('{id}', () => String(1 + Math.floor(Math.random() * (randomIdUpTo ?? 1))))
+    .replace('{pet}', () => String((state.pet ??= availablePet())))
+    .replace('{order}', () => state.order ?? '0');
+}
 
 function toRequest({ method, path, body, randomIdUpTo }: RequestSpec): autocannon.Request {
   return {
@@ -29,14 +44,15 @@ function toRequest({ method, path, body, randomIdUpTo }: RequestSpec): autocanno
     path,
     headers,
     ...(body ? { body } : {}),
-    ...(randomIdUpTo
-      ? {
-          setupRequest: (request: autocannon.Request) => ({
-            ...request,
-            path: path.replace('{id}', String(1 + Math.floor(Math.random() * randomIdUpTo))),
-          }),
-        }
-      : {}),
+    setupRequest: (request: autocannon.Request, context: ConnectionState) => ({
+      ...request,
+      path: fill(path, context, randomIdUpTo),
+      ...(body ? { body: fill(body, context, randomIdUpTo) } : {}),
+    }),
+    onResponse: (_status: number, answer: string, context: ConnectionState) => {
+      const id = /"id":(\d+)/.exec(answer)?.[1];
+      if (id) context.order = id;
+    },
   };
 }
 

@@ -1,6 +1,7 @@
 import { cpuSeconds, pinned, rssMiB, runToJson } from './processes.js';
 import type { Sample } from './report.js';
-import type { Scenario } from './scenarios.js';
+import type { RequestSpec } from './scenarios.js';
+import { BENCH_PETS } from './seed.js';
 
 export interface LoadSettings {
   connections: number;
@@ -19,7 +20,7 @@ export interface Measurement extends Sample {
 export async function measure(
   pid: number,
   port: number,
-  requests: Scenario[],
+  requests: RequestSpec[],
   settings: LoadSettings,
 ): Promise<Measurement> {
   const startedAt = performance.now();
@@ -31,12 +32,8 @@ export async function measure(
   const sampler = setInterval(sample, 250);
   const spec = {
     url: `http://127.0.0.1:${port}`,
-    requests: requests.map(({ path, method, body, randomIdUpTo }) => ({
-      path,
-      method,
-      body,
-      randomIdUpTo,
-    })),
+    requests,
+    petsUpTo: BENCH_PETS,
     connections: settings.connections,
     duration: settings.duration,
     key: settings.key,

@@ -15,7 +15,7 @@ import {
   type ScenarioResult,
 } from './report.js';
 import { scenarios, soakMix, workersScenario } from './scenarios.js';
-import { BENCH_PETS, seedBenchDatabase } from './seed.js';
+import { BENCH_PETS, resetWriteState, seedBenchDatabase } from './seed.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -90,10 +90,11 @@ async function compareWithFloor(floorPid: number, servicePid: number): Promise<S
       const order =
         round % 2 === 0 ? (['floor', 'service'] as const) : (['service', 'floor'] as const);
       for (const who of order) {
+        await resetWriteState(databaseUrl);
         entry[who].push(
           who === 'floor'
-            ? await measure(floorPid, FLOOR_PORT, [floorScenario], load)
-            : await measure(servicePid, SERVICE_PORT, [scenario], load),
+            ? await measure(floorPid, FLOOR_PORT, floorScenario.requests, load)
+            : await measure(servicePid, SERVICE_PORT, scenario.requests, load),
         );
       }
     }
@@ -138,7 +139,7 @@ try {
   const workers = startService(WORKERS_PORT, { WORKERS: '2' });
   try {
     await waitUntilAnswering(`http://127.0.0.1:${WORKERS_PORT}/readyz`, {});
-    const two = await measure(workers.pid ?? 0, WORKERS_PORT, [workersScenario], load);
+    const two = await measure(workers.pid ?? 0, WORKERS_PORT, workersScenario.requests, load);
     if (oneWorker) report.push(renderWorkers(workersScenario.name, oneWorker, two));
   } finally {
     await stop(workers);

@@ -1,11 +1,21 @@
 import { BENCH_PETS } from './seed.js';
 
-export interface Scenario {
-  name: string;
+/**
+ * One request of a scenario. In `path` and `body`, `{id}` is a random pet id up to
+ * `randomIdUpTo`, `{pet}` the connection's own available pet (so writers on different
+ * connections never wait on each other's row), and `{order}` the id in the previous answer.
+ */
+export interface RequestSpec {
   path: string;
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PATCH';
   body?: string;
   randomIdUpTo?: number;
+}
+
+export interface Scenario {
+  name: string;
+  /** Each connection cycles through these in order. */
+  requests: RequestSpec[];
   /** The floor scenario this one is compared with, when the floor has no such route. */
   comparedWith?: string;
 }
@@ -14,55 +24,77 @@ const NEW_PET = JSON.stringify({ name: 'Bench', categoryId: 7 });
 /** tRPC's query input is JSON in the URL; `{id}` is replaced per request. */
 const trpcGetPath = `/trpc/pets.get?input=${encodeURIComponent('{"petId":')}{id}${encodeURIComponent('}')}`;
 
-const restList20: Scenario = { name: 'REST list 20', path: '/v1/pets?limit=20', method: 'GET' };
+const restList20: Scenario = {
+  name: 'REST list 20',
+  requests: [{ path: '/v1/pets?limit=20', method: 'GET' }],
+};
 const restGet: Scenario = {
   name: 'REST get',
-  path: '/v1/pets/{id}',
-  method: 'GET',
-  randomIdUpTo: BENCH_PETS,
+  requests: [{ path: '/v1/pets/{id}', method: 'GET', randomIdUpTo: BENCH_PETS }],
 };
 const restCreate: Scenario = {
   name: 'REST create',
-  path: '/v1/pets',
-  method: 'POST',
-  body: NEW_PET,
+  requests: [{ path: '/v1/pets', method: 'POST', body: NEW_PET }],
 };
 const trpcList20: Scenario = {
   name: 'tRPC list 20',
-  path: `/trpc/pets.list?input=${encodeURIComponent(JSON.stringify({ limit: 20 }))}`,
-  method: 'GET',
+  requests: [
+    {
+      path: `/trpc/pets.list?input=${encodeURIComponent(JSON.stringify({ limit: 20 }))}`,
+      method: 'GET',
+    },
+  ],
   comparedWith: restList20.name,
 };
 const trpcGet: Scenario = {
   name: 'tRPC get',
-  path: trpcGetPath,
-  method: 'GET',
-  randomIdUpTo: BENCH_PETS,
+  requests: [{ path: trpcGetPath, method: 'GET', randomIdUpTo: BENCH_PETS }],
   comparedWith: restGet.name,
+};
+/** A pet's status back and forth: every PATCH changes the pet (a new version each time). */
+const restUpdate: Scenario = {
+  name: 'REST update',
+  requests: [
+    { path: '/v1/pets/{pet}', method: 'PATCH', body: '{"status":"pending"}' },
+    { path: '/v1/pets/{pet}', method: 'PATCH', body: '{"status":"available"}' },
+  ],
+};
+/** An order placed and cancelled: the pet goes pending and back to available each cycle. */
+const restPlaceOrder: Scenario = {
+  name: 'REST place-order (place + cancel)',
+  requests: [
+    { path: '/v1/store/orders', method: 'POST', body: '{"petId":{pet}}' },
+    { path: '/v1/store/orders/{order}', method: 'PATCH', body: '{"status":"cancelled"}' },
+  ],
 };
 
 export const scenarios: Scenario[] = [
   restList20,
   {
     name: 'REST list 100, status filter',
-    path: '/v1/pets?limit=100&status=available',
-    method: 'GET',
+    requests: [{ path: '/v1/pets?limit=100&status=available', method: 'GET' }],
   },
   restGet,
   restCreate,
+  restUpdate,
+  restPlaceOrder,
   trpcList20,
   trpcGet,
   {
     name: 'tRPC create',
-    path: '/trpc/pets.create',
-    method: 'POST',
-    body: NEW_PET,
+    requests: [{ path: '/trpc/pets.create', method: 'POST', body: NEW_PET }],
     comparedWith: restCreate.name,
   },
 ];
 
 /** The soak's mix: every connection cycles through these, both surfaces and all three kinds. */
-export const soakMix: Scenario[] = [restList20, restGet, restCreate, trpcList20, trpcGet];
+export const soakMix: RequestSpec[] = [
+  restList20,
+  restGet,
+  restCreate,
+  trpcList20,
+  trpcGet,
+].flatMap((scenario) => scenario.requests);
 
 /** What WORKERS=2 is compared on, against one worker's figure from the main rounds. */
 export const workersScenario = restList20;

@@ -27,3 +27,17 @@ export async function seedBenchDatabase(serverUrl: string, name: string): Promis
   }
   return url.toString();
 }
+
+/**
+ * Undoes what the write scenarios leave behind (a run can stop between placing and cancelling
+ * an order): no open order, and every third pet available again, as seeded.
+ */
+export async function resetWriteState(url: string): Promise<void> {
+  const db = postgres(url, { max: 1, onnotice: () => undefined });
+  try {
+    await db`update orders set status = 'cancelled' where status in ('placed', 'approved')`;
+    await db`update pets set status = 'available' where id % 3 = 0 and status <> 'available'`;
+  } finally {
+    await db.end();
+  }
+}

@@ -7,6 +7,7 @@ import postgres from 'postgres';
 import { attachArrayRowReader, pgliteArrayRows, postgresArrayRows } from './array-rows.js';
 import type { Database } from './database.js';
 import { migratePglite, migratePostgres } from './migrate.js';
+import { postgresSessionLocks, type SessionLocks } from './session-locks.js';
 import * as schema from './schema.js';
 
 export type { Database };
@@ -21,6 +22,18 @@ export interface DatabaseHandle {
   migrate(): Promise<void>;
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>;
+  /**
+   * Calls `onNotify` for every NOTIFY on `channel`, and `onListening` each time the listener is
+   * (re)connected, when notifications sent meanwhile may have been missed. On PostgreSQL this is
+   * one connection of its own per process; on PGlite, in process.
+   */
+  listen(
+    channel: string,
+    onNotify: (payload: string) => void,
+    onListening: () => void,
+  ): Promise<{ unlisten(): Promise<void> }>;
+  /** Slots counted across processes (PostgreSQL); undefined on PGlite, where one process runs. */
+  readonly sessionLocks: SessionLocks | undefined;
   close(): Promise<void>;
 }
 
@@ -55,6 +68,7 @@ function openPostgres(url: string, poolMax: number): DatabaseHandle {
   });
   const db = drizzlePostgres(client, { schema, casing: schema.DATABASE_CASING });
   attachArrayRowReader(db, postgresArrayRows(client));
+  const locks = postgresSessionLocks(client);
   return {
     kind: 'postgres',
     db,
@@ -62,7 +76,12 @@ function openPostgres(url: string, poolMax: number): DatabaseHandle {
     ping: async () => {
       await db.execute(sql`select 1`);
     },
-    close: () => client.end({ timeout: 5 }),
+    listen: (channel, onNotify, onListening) => client.listen(channel, onNotify, onListening),
+    sessionLocks: locks,
+    close: async () => {
+      await locks.close();
+      await client.end({ timeout: 5 });
+    },
   };
 }
 
@@ -78,6 +97,12 @@ async function openPglite(dataDir: string): Promise<DatabaseHandle> {
     ping: async () => {
       await db.execute(sql`select 1`);
     },
+    listen: async (channel, onNotify, onListening) => {
+      const unlisten = await client.listen(channel, onNotify);
+      onListening();
+      return { unlisten: () => unlisten() };
+    },
+    sessionLocks: undefined,
     close: () => client.close(),
   };
 }

@@ -3,6 +3,7 @@ import {
   bigint,
   check,
   index,
+  integer,
   jsonb,
   pgEnum,
   pgTable,
@@ -18,6 +19,12 @@ import {
  */
 export const DATABASE_CASING = 'snake_case';
 
+/** A response as an Idempotency-Key replays it. */
+export interface StoredResponse {
+  body: unknown;
+  headers: Record<string, string>;
+}
+
 export const petStatus = pgEnum('pet_status', ['available', 'pending', 'sold']);
 
 export const pets = pgTable(
@@ -27,11 +34,20 @@ export const pets = pgTable(
     name: text().notNull(),
     categoryId: bigint({ mode: 'number' }).notNull(),
     status: petStatus().notNull().default('available'),
+    /** Starts at 1 and grows by one with every change; the pet's ETag is made from it. */
+    version: integer().notNull().default(1),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    /**
+     * Set when the pet is deleted. The row stays, so orders that sold it still name a real pet
+     * and its id is never reused; every read of live pets filters on it.
+     */
+    deletedAt: timestamp({ withTimezone: true }),
   },
   (t) => [
-    // Serves "WHERE status = $1 AND id > $2 ORDER BY id" without a sort.
-    index('pets_status_id_idx').on(t.status, t.id),
+    // Serves "WHERE status = $1 AND id > $2 AND deleted_at IS NULL ORDER BY id" without a sort.
+    index('pets_live_status_id_idx')
+      .on(t.status, t.id)
+      .where(sql`${t.deletedAt} is null`),
     // The API promises 1..255 characters; the database refuses anything else even from other writers.
     check('pets_name_length', sql`char_length(${t.name}) between 1 and 255`),
     check('pets_category_id_positive', sql`${t.categoryId} > 0`),
@@ -56,7 +72,7 @@ export const apiKeys = pgTable(
 
 /**
  * One row per Idempotency-Key a caller used, written in the same transaction as the change it
- * made, so neither can exist without the other. It keeps the body of the original response, so
+ * made, so neither can exist without the other. It keeps the original response, so
  * a replay answers exactly what was sent even after the resource changed. Rows older than the
  * retention window are ignored on lookup and purged in the background.
  */
@@ -70,12 +86,77 @@ export const idempotencyKeys = pgTable(
     operation: text().notNull(),
     /** SHA-256 of the validated input, to tell a retry from a different request. */
     requestHash: text().notNull(),
-    /** The body of the original response. */
-    response: jsonb().notNull(),
+    /** The original response: its body and the headers not derived from the request. */
+    response: jsonb().$type<StoredResponse>().notNull(),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
     primaryKey({ columns: [t.apiKeyId, t.key] }),
     index('idempotency_keys_created_at_idx').on(t.createdAt),
   ],
+);
+
+export const orderStatus = pgEnum('order_status', ['placed', 'approved', 'delivered', 'cancelled']);
+
+/** The statuses of an order that still holds its pet. */
+export const OPEN_ORDER_STATUSES = ['placed', 'approved'] as const;
+
+export const orders = pgTable(
+  'orders',
+  {
+    id: bigint({ mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    petId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => pets.id),
+    status: orderStatus().notNull().default('placed'),
+    placedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index('orders_status_id_idx').on(t.status, t.id),
+    index('orders_pet_id_id_idx').on(t.petId, t.id),
+    // At most one open order per pet, whatever the writers do: the last word on a race.
+    uniqueIndex('orders_one_open_per_pet_idx')
+      .on(t.petId)
+      .where(sql`${t.status} in ('placed', 'approved')`),
+  ],
+);
+
+export const eventType = pgEnum('event_type', [
+  'pet.created',
+  'pet.updated',
+  'pet.deleted',
+  'order.placed',
+  'order.updated',
+]);
+
+/**
+ * Every change, written in the same transaction as the change. Ids come from the identity
+ * sequence while a transaction-scoped lock is held until commit (db/queries/events.ts), so they
+ * become visible to readers in ascending order: resuming after an id never misses an earlier
+ * event that committed later.
+ */
+export const events = pgTable(
+  'events',
+  {
+    id: bigint({ mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    type: eventType().notNull(),
+    occurredAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    /** The pet or order after the change (`{ id }` for a deleted pet), as the API shows it. */
+    data: jsonb().notNull(),
+  },
+  (t) => [index('events_occurred_at_idx').on(t.occurredAt)],
+);
+
+/**
+ * One row: the highest event id the retention purge has deleted. Resuming after an id below
+ * it would miss events, so it is refused (410) rather than answered with a gap.
+ */
+export const eventRetention = pgTable(
+  'event_retention',
+  {
+    id: integer().primaryKey().default(1),
+    prunedThrough: bigint({ mode: 'number' }).notNull().default(0),
+  },
+  (t) => [check('event_retention_one_row', sql`${t.id} = 1`)],
 );

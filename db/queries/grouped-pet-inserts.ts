@@ -1,7 +1,7 @@
 import DataLoader from 'dataloader';
 import type { Database } from '../database.js';
 import { isRefusedData } from '../errors.js';
-import { insertPet, insertPets, type NewPetRow, type PetRow } from './pets.js';
+import { insertPet, insertPets, type NewPetRow, type VersionedPetRow } from './pets.js';
 
 /** Bounds one statement's size and how long its first member waits for its last. */
 const MAX_GROUP_SIZE = 100;
@@ -44,7 +44,7 @@ class GroupSlots {
  */
 function createGroupedInserter(db: Database) {
   const slots = new GroupSlots(GROUPS_IN_FLIGHT);
-  const writeGroup = async (group: readonly NewPetRow[]): Promise<(PetRow | Error)[]> => {
+  const writeGroup = async (group: readonly NewPetRow[]): Promise<(VersionedPetRow | Error)[]> => {
     try {
       return await insertPets(db, group);
     } catch (error) {
@@ -55,7 +55,7 @@ function createGroupedInserter(db: Database) {
       );
     }
   };
-  return new DataLoader<NewPetRow, PetRow>(
+  return new DataLoader<NewPetRow, VersionedPetRow>(
     (group) => {
       const written = writeGroup(group);
       void written.then(slots.release, slots.release);
@@ -73,10 +73,10 @@ function toError(reason: unknown): Error {
   return reason instanceof Error ? reason : new Error(String(reason));
 }
 
-const inserters = new WeakMap<Database, DataLoader<NewPetRow, PetRow>>();
+const inserters = new WeakMap<Database, DataLoader<NewPetRow, VersionedPetRow>>();
 
 /** insertPet for a request of its own (not inside a caller's transaction), grouped with others. */
-export function insertPetGrouped(db: Database, pet: NewPetRow): Promise<PetRow> {
+export function insertPetGrouped(db: Database, pet: NewPetRow): Promise<VersionedPetRow> {
   let inserter = inserters.get(db);
   if (!inserter) {
     inserter = createGroupedInserter(db);

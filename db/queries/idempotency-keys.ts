@@ -1,6 +1,6 @@
 import { and, eq, gt, lt, sql } from 'drizzle-orm';
 import type { Database } from '../database.js';
-import { idempotencyKeys } from '../schema.js';
+import { idempotencyKeys, type StoredResponse } from '../schema.js';
 
 export interface IdempotencyScope {
   apiKeyId: string;
@@ -11,8 +11,7 @@ export interface IdempotencyRecord {
   /** The operationId the key was first used on. */
   operation: string;
   requestHash: string;
-  /** The body of the original response. */
-  response: unknown;
+  response: StoredResponse;
 }
 
 const cutoff = (ttlSeconds: number) => sql`now() - make_interval(secs => ${ttlSeconds})`;

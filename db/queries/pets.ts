@@ -1,7 +1,8 @@
-import { and, asc, eq, fillPlaceholders, gt, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, fillPlaceholders, gt, isNull, sql, type SQL } from 'drizzle-orm';
 import { QueryBuilder } from 'drizzle-orm/pg-core';
 import { arrayRowReader, findArrayRowReader } from '../array-rows.js';
 import { executeRows, type Database } from '../database.js';
+import { EVENT_ORDER_LOCK, EVENTS_CHANNEL } from './events.js';
 import { DATABASE_CASING, pets } from '../schema.js';
 
 export type PetStatus = (typeof pets.status.enumValues)[number];
@@ -10,6 +11,9 @@ export type PetStatus = (typeof pets.status.enumValues)[number];
 export type PetRow = Pick<typeof pets.$inferSelect, 'id' | 'name' | 'categoryId' | 'status'>;
 
 export type NewPetRow = Omit<PetRow, 'id'>;
+
+/** A pet with its version, for answers that carry one pet and its ETag. */
+export type VersionedPetRow = PetRow & Pick<typeof pets.$inferSelect, 'version'>;
 
 /** The select list of every pet read, in this order: rows read as arrays are mapped by position. */
 const petColumns = {
@@ -34,6 +38,14 @@ function toPet(id: unknown, name: unknown, categoryId: unknown, status: unknown)
 
 const fromArray = (row: unknown[]): PetRow => toPet(row[0], row[1], row[2], row[3]);
 
+const versionedFromArray = (row: unknown[]): VersionedPetRow => ({
+  ...fromArray(row),
+  version: Number(row[4]),
+});
+
+/** Pets that have not been deleted. */
+export const livePet = isNull(pets.deletedAt);
+
 /** A page statement built once by drizzle; listPets runs it through the driver itself. */
 function pageStatement(where: SQL | undefined) {
   return new QueryBuilder({ casing: DATABASE_CASING })
@@ -47,8 +59,8 @@ function pageStatement(where: SQL | undefined) {
 
 const afterId = gt(pets.id, sql.placeholder('after'));
 const pageStatements = {
-  anyStatus: pageStatement(afterId),
-  oneStatus: pageStatement(and(eq(pets.status, sql.placeholder('status')), afterId)),
+  anyStatus: pageStatement(and(livePet, afterId)),
+  oneStatus: pageStatement(and(eq(pets.status, sql.placeholder('status')), livePet, afterId)),
 };
 
 /**
@@ -73,22 +85,29 @@ export async function listPets(
   return page;
 }
 
+/** The select list of a pet read with its version, in this order. */
+export const versionedPetColumns = { ...petColumns, version: pets.version };
+
 const byIdStatement = new QueryBuilder({ casing: DATABASE_CASING })
-  .select(petColumns)
+  .select(versionedPetColumns)
   .from(pets)
-  .where(eq(pets.id, sql.placeholder('id')))
+  .where(and(eq(pets.id, sql.placeholder('id')), livePet))
   .limit(1)
   .toSQL();
 
-/** One pet by id: as an array on a database from openDatabase, through drizzle in a transaction. */
-export async function findPet(db: Database, id: number): Promise<PetRow | undefined> {
+/** One live pet by id, with its version; undefined when there is none or it was deleted. */
+export async function findPet(db: Database, id: number): Promise<VersionedPetRow | undefined> {
   const reader = findArrayRowReader(db);
   if (!reader) {
-    const [pet] = await db.select(petColumns).from(pets).where(eq(pets.id, id)).limit(1);
+    const [pet] = await db
+      .select(versionedPetColumns)
+      .from(pets)
+      .where(and(eq(pets.id, id), livePet))
+      .limit(1);
     return pet;
   }
   const [row] = await reader(byIdStatement.sql, fillPlaceholders(byIdStatement.params, { id }));
-  return row && fromArray(row);
+  return row && versionedFromArray(row);
 }
 
 /** The same on every instance, and distinct from the migration lock in db/migrate.ts. */
@@ -102,7 +121,7 @@ const PET_ID_ORDER_LOCK = 7_246_110_843;
  * ascending order at the cost of one round trip. Inside a caller's transaction the lock lasts
  * until that transaction ends.
  */
-export async function insertPet(db: Database, pet: NewPetRow): Promise<PetRow> {
+export async function insertPet(db: Database, pet: NewPetRow): Promise<VersionedPetRow> {
   const [created] = await insertPets(db, [pet]);
   if (!created) throw new Error('INSERT ... RETURNING returned no row');
   return created;
@@ -110,10 +129,15 @@ export async function insertPet(db: Database, pet: NewPetRow): Promise<PetRow> {
 
 /**
  * Inserts several pets in one statement under the same lock as insertPet: one commit, so the
- * whole group becomes visible at once and commit order still matches id order. The result is
- * in input order: each input gets a row with its own fields.
+ * whole group becomes visible at once and commit order still matches id order. The same
+ * statement appends a `pet.created` event for each (its data the pet as the API shows it; see
+ * appendEvents for the event lock and the notification). The result is in input order: each
+ * input gets a row with its own fields.
  */
-export async function insertPets(db: Database, newPets: readonly NewPetRow[]): Promise<PetRow[]> {
+export async function insertPets(
+  db: Database,
+  newPets: readonly NewPetRow[],
+): Promise<VersionedPetRow[]> {
   const rows = await executeRows(
     db,
     sql`
@@ -121,21 +145,36 @@ export async function insertPets(db: Database, newPets: readonly NewPetRow[]): P
     input as (
       select e.pet, e.ord from jsonb_array_elements(${JSON.stringify(newPets)}::jsonb)
         with ordinality as e(pet, ord)
-    )
-    insert into pets (name, category_id, status)
-    select pet->>'name', (pet->>'categoryId')::bigint, (pet->>'status')::pet_status
-    from id_order, input order by input.ord
-    returning id, name, category_id, status`,
+    ),
+    inserted as (
+      insert into pets (name, category_id, status)
+      select pet->>'name', (pet->>'categoryId')::bigint, (pet->>'status')::pet_status
+      from id_order, input order by input.ord
+      returning id, name, category_id, status, version
+    ),
+    event_order as (select pg_advisory_xact_lock(${EVENT_ORDER_LOCK}) from id_order),
+    appended as (
+      insert into events (type, data)
+      select 'pet.created', jsonb_build_object(
+        'id', i.id, 'name', i.name, 'categoryId', i.category_id, 'status', i.status)
+      from event_order, inserted as i order by i.id
+      returning id
+    ),
+    notified as (select pg_notify(${EVENTS_CHANNEL}, max(id)::text) as sent from appended)
+    select i.*, (select count(*) from notified) as notified from inserted as i`,
   );
-  const created = rows.map((row) => toPet(row.id, row.name, row.category_id, row.status));
+  const created = rows.map((row) => ({
+    ...toPet(row.id, row.name, row.category_id, row.status),
+    version: Number(row.version),
+  }));
   return inInputOrder(newPets, created);
 }
 
 const fieldsKey = (pet: NewPetRow) => JSON.stringify([pet.name, pet.categoryId, pet.status]);
 
 /** RETURNING promises no order; pets with equal fields are interchangeable, so match on them. */
-function inInputOrder(newPets: readonly NewPetRow[], created: PetRow[]): PetRow[] {
-  const byFields = new Map<string, PetRow[]>();
+function inInputOrder<T extends PetRow>(newPets: readonly NewPetRow[], created: T[]): T[] {
+  const byFields = new Map<string, T[]>();
   for (const row of created.sort((a, b) => a.id - b.id)) {
     const key = fieldsKey(row);
     const group = byFields.get(key);

@@ -21,9 +21,14 @@ export interface IdempotentRequest {
   canonicalInput: unknown;
 }
 
-export interface Outcome<T> {
-  /** The response body: the new one, or the one the first request with this key was answered with. */
+/** A response as first sent: its body and the headers not derived from the request (ETag). */
+export interface Recorded<T> {
   body: T;
+  headers: Record<string, string>;
+}
+
+export interface Outcome<T> extends Recorded<T> {
+  /** True when this is the response the first request with the key was answered with. */
   replayed: boolean;
 }
 
@@ -42,7 +47,7 @@ export function performIdempotently<T>(
   db: Database,
   scope: IdempotencyScope,
   request: IdempotentRequest,
-  perform: (tx: Database) => Promise<T>,
+  perform: (tx: Database) => Promise<Recorded<T>>,
 ): Promise<Outcome<T>> {
   const requestHash = fingerprint(request.canonicalInput);
   return db.transaction(async (tx) => {
@@ -60,14 +65,14 @@ export function performIdempotently<T>(
           message: `Idempotency-Key "${scope.key}" was already used with a different request body`,
         });
       }
-      return { body: record.response as T, replayed: true };
+      return { ...(record.response as Recorded<T>), replayed: true };
     }
-    const body = await perform(tx);
+    const response = await perform(tx);
     await saveIdempotencyRecord(tx, scope, {
       operation: request.operation,
       requestHash,
-      response: body,
+      response,
     });
-    return { body, replayed: false };
+    return { ...response, replayed: false };
   });
 }

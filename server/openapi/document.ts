@@ -1,7 +1,9 @@
 import { generateOpenApiDocument, type OpenAPIObject, type OpenApiRouter } from 'trpc-to-openapi';
-import type { AnyOperation, RestBinding } from '../operations/define.js';
+import type { AnyOperation } from '../operations/define.js';
 import { ErrorSchema } from '../schemas/error.js';
-import { DEPRECATION, ERROR_HEADERS, RATE_LIMIT, REQUEST_ID, SHARED_HEADERS } from './headers.js';
+import { eventSchemas, eventStreamPath } from './event-stream.js';
+import { responsesOf, STABILITY } from './responses.js';
+import { SHARED_HEADERS } from './headers.js';
 
 export interface DocumentOptions {
   productionUrl: string;
@@ -11,55 +13,25 @@ export interface DocumentOptions {
 type Json = Record<string, unknown>;
 type SchemaMap = NonNullable<NonNullable<OpenAPIObject['components']>['schemas']>;
 
-const ERROR_REF = { $ref: '#/components/schemas/Error' };
-
-/** What every authenticated operation can answer, whatever it does. */
-const COMMON_ERRORS: Record<number, string> = {
-  401: 'Missing or invalid API key.',
-  429: "The API key has spent its window's request quota, or the client address has failed authentication too often; retry after `Retry-After` seconds.",
-  500: 'Unexpected server error.',
-  503: 'The database is unavailable; retry shortly.',
-};
-
-const TAGS = [{ name: 'pets', description: 'The animals offered in the store.' }];
-
-function responsesOf(binding: RestBinding, generated: Record<string, Json>): Record<string, Json> {
-  const responses: Record<string, Json> = { [binding.successStatus]: generated['200'] ?? {} };
-  const errors = { ...binding.errorResponses, ...COMMON_ERRORS };
-  for (const [status, description] of Object.entries(errors).sort(([a], [b]) =>
-    a.localeCompare(b),
-  )) {
-    responses[status] = {
-      description,
-      headers: { ...ERROR_HEADERS[status] },
-      content: { 'application/json': { schema: ERROR_REF } },
-    };
-  }
-  for (const [status, response] of Object.entries(responses)) {
-    response.headers = {
-      ...(response.headers as Json | undefined),
-      // An unauthenticated caller has no bucket, so a 401 has no quota to report.
-      ...(status === '401' ? {} : RATE_LIMIT),
-      ...(binding.deprecation ? DEPRECATION : {}),
-      ...REQUEST_ID,
-    };
-  }
-  return responses;
-}
+const TAGS = [
+  { name: 'pets', description: 'The animals offered in the store.' },
+  { name: 'store', description: 'Orders for the animals (beta).' },
+  { name: 'events', description: 'Every change, as it happens (experimental).' },
+];
 
 /**
  * The library inlines the body schema (rendered for input: defaulted fields optional). Keep that
- * rendering as the named component and point the body at it.
+ * rendering as the named component, point the body at it, under every media type it takes.
  */
-function nameRequestBody(operation: Json, input: AnyOperation['input'], named: SchemaMap): void {
+function nameRequestBody(operation: Json, { rest, input }: AnyOperation, named: SchemaMap): void {
   const id = input.meta()?.id;
-  const content = (operation.requestBody as { content?: Record<string, Json> } | undefined)
-    ?.content;
-  if (typeof id !== 'string' || !content) return;
-  for (const media of Object.values(content)) {
-    named[id] = media.schema as SchemaMap[string];
-    media.schema = { $ref: `#/components/schemas/${id}` };
-  }
+  const body = operation.requestBody as { content?: Record<string, Json> } | undefined;
+  const media = body?.content?.['application/json'];
+  if (typeof id !== 'string' || !body || !media) return;
+  named[id] = media.schema as SchemaMap[string];
+  const schema = { $ref: `#/components/schemas/${id}` };
+  const types = rest?.bodyTypes ?? ['application/json'];
+  body.content = Object.fromEntries(types.map((type) => [type, { schema }]));
 }
 
 /**
@@ -73,14 +45,16 @@ function applyContractDetails(
   options: DocumentOptions,
 ): OpenAPIObject {
   const namedBodies: SchemaMap = {};
-  for (const { rest: binding, input } of operations.values()) {
+  for (const definition of operations.values()) {
+    const binding = definition.rest;
     if (!binding) continue;
     const path = document.paths?.[binding.path] as Json | undefined;
     const operation = path?.[binding.method.toLowerCase()] as Json | undefined;
     if (!operation) throw new Error(`No generated operation for ${binding.method} ${binding.path}`);
     operation.responses = responsesOf(binding, operation.responses as Record<string, Json>);
     operation['x-stability'] = binding.stability;
-    nameRequestBody(operation, input, namedBodies);
+    operation.description = `${binding.description}\n\n${STABILITY[binding.stability]}`;
+    nameRequestBody(operation, definition, namedBodies);
   }
   // trpc-to-openapi's own error schemas are replaced by Error everywhere above.
   const schemas = Object.fromEntries(
@@ -90,6 +64,7 @@ function applyContractDetails(
   );
   return {
     ...document,
+    paths: { ...document.paths, ...eventStreamPath() },
     tags: TAGS,
     servers: [
       { url: options.productionUrl, description: 'Production' },
@@ -97,7 +72,7 @@ function applyContractDetails(
     ],
     components: {
       ...document.components,
-      schemas: { ...schemas, ...namedBodies },
+      schemas: { ...schemas, ...namedBodies, ...eventSchemas(schemas) },
       headers: SHARED_HEADERS,
     },
   };

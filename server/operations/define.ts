@@ -13,6 +13,9 @@ export type Stability = 'stable' | 'beta' | 'experimental';
 /** Statuses an operation documents beyond those every authenticated operation can answer. */
 export type ErrorStatus = 400 | 403 | 404 | 409 | 410 | 412 | 413 | 415 | 422;
 
+/** The media types a JSON body may be sent as; PATCH also takes a merge patch's own type. */
+export type BodyMediaType = 'application/json' | 'application/merge-patch+json';
+
 /** RFC 9745 and RFC 8594: when an operation was deprecated and when it goes away. */
 export interface Deprecation {
   deprecatedAt: Date;
@@ -32,6 +35,10 @@ export interface RestBinding {
   successStatus: 200 | 201 | 204;
   successDescription: string;
   errorResponses: Partial<Record<ErrorStatus, string>>;
+  /** A GET whose answer carries an ETag, answered 304 when If-None-Match matches it. */
+  conditionalRead?: boolean;
+  /** Defaults to JSON only. */
+  bodyTypes?: readonly BodyMediaType[];
   deprecation?: Deprecation;
   requestHeaders?: z.ZodObject;
   responseHeaders?: z.ZodObject;

@@ -1,20 +1,29 @@
-import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
 import { insertPetGrouped } from '../../db/queries/grouped-pet-inserts.js';
-import { findPet, insertPet } from '../../db/queries/pets.js';
+import { findPet, insertPet, type VersionedPetRow } from '../../db/queries/pets.js';
 import { IdempotencyKeyHeaderSchema, parseIdempotencyKey } from '../idempotency/key-header.js';
 import { IDEMPOTENCY_TTL_SECONDS, performIdempotently } from '../idempotency/replay.js';
+import { petBody } from '../lifecycle/bodies.js';
+import { petNotFound } from '../lifecycle/pets.js';
 import { nextPageLink, pageOfPets } from '../pagination/pet-page.js';
+import { ETagHeader, IfNoneMatchHeader } from '../schemas/headers.js';
 import {
   GetPetInputSchema,
   ListPetsInputSchema,
   NewPetSchema,
   PetPageSchema,
   PetSchema,
+  type Pet,
 } from '../schemas/pet.js';
+import { etagOf } from '../versions/etag.js';
 import { defineMutation, defineQuery } from './define.js';
 
 const TTL_HOURS = IDEMPOTENCY_TTL_SECONDS / 3600;
+
+/** One pet as an answer carries it: the body, and the ETag made from its version. */
+export function petAnswer(pet: VersionedPetRow): { body: Pet; headers: { etag: string } } {
+  return { body: petBody(pet), headers: { etag: etagOf(pet) } };
+}
 
 export const listPets = defineQuery({
   scope: 'read',
@@ -80,6 +89,7 @@ export const createPet = defineMutation({
     }),
     responseHeaders: z.object({
       Location: z.url().meta({ description: 'Address of the created animal: `{base}/pets/{id}`.' }),
+      ETag: ETagHeader,
       'Idempotent-Replayed': z.literal('true').optional().meta({
         description:
           'Present when this is the stored response to an earlier request with the same Idempotency-Key.',
@@ -96,17 +106,18 @@ export const createPet = defineMutation({
   },
   handler: async (ctx, input) => {
     const key = parseIdempotencyKey(ctx.idempotencyKey);
-    const { body: pet, replayed } = key
+    const { body, headers, replayed } = key
       ? await performIdempotently(
           ctx.db,
           { apiKeyId: ctx.principal.keyId, key },
           { operation: 'createPet', canonicalInput: [input.name, input.categoryId, input.status] },
-          (tx) => insertPet(tx, input),
+          async (tx) => petAnswer(await insertPet(tx, input)),
         )
-      : { body: await insertPetGrouped(ctx.db, input), replayed: false };
-    ctx.responseHeaders.location = `${ctx.baseUrl}/pets/${pet.id}`;
+      : { ...petAnswer(await insertPetGrouped(ctx.db, input)), replayed: false };
+    Object.assign(ctx.responseHeaders, headers);
+    ctx.responseHeaders.location = `${ctx.baseUrl}/pets/${body.id}`;
     if (replayed) ctx.responseHeaders['idempotent-replayed'] = 'true';
-    return pet;
+    return body;
   },
 });
 
@@ -130,14 +141,19 @@ export const getPet = defineQuery({
     },
     successStatus: 200,
     successDescription: 'The animal.',
+    conditionalRead: true,
+    requestHeaders: z.object({ 'If-None-Match': IfNoneMatchHeader }),
+    responseHeaders: z.object({ ETag: ETagHeader }),
     errorResponses: {
       400: '`petId` is not a positive integer.',
-      404: 'No animal has this id.',
+      404: 'No animal has this id (or it was deleted).',
     },
   },
   handler: async (ctx, input) => {
     const pet = await findPet(ctx.db, input.petId);
-    if (!pet) throw new TRPCError({ code: 'NOT_FOUND', message: `No pet with id ${input.petId}` });
-    return pet;
+    if (!pet) throw petNotFound(input.petId);
+    const { body, headers } = petAnswer(pet);
+    Object.assign(ctx.responseHeaders, headers);
+    return body;
   },
 });

@@ -6,6 +6,8 @@ import { Authenticator } from '../auth/authenticator.js';
 import { createRequestHandler } from '../http/pipeline/handler.js';
 import { trackInFlight } from '../http/pipeline/in-flight.js';
 import { fastPathVerified, installedTrpcVersion, TRPC_WIRE_VERSION } from '../http/trpc/wire.js';
+import { startEventRetention } from '../events/retention.js';
+import { EventStreams } from '../events/streams.js';
 import { startIdempotencyPurge } from '../idempotency/purge.js';
 import { buildOpenApiDocument } from '../openapi/document.js';
 import { createFailureBudget } from '../auth/failure-budget.js';
@@ -43,6 +45,12 @@ export interface AppOptions {
   timeouts?: Partial<HttpTimeouts>;
   /** Calls one tRPC batch may hold (TRPC_MAX_BATCH). */
   maxBatchCalls?: number;
+  /** Event streams one key may hold open (EVENT_STREAMS_PER_KEY, default 20). */
+  eventStreamsPerKey?: number;
+  /** How long events are kept (EVENTS_RETENTION, default 7 days), in seconds. */
+  eventRetentionSeconds?: number;
+  /** Events held for a stream whose client does not read, before it is cut off. */
+  eventStreamBuffer?: number;
   /**
    * Plain tRPC calls skip tRPC's node adapter (default); false sends every `/trpc` call through
    * it, which the wire test compares against.
@@ -52,6 +60,10 @@ export interface AppOptions {
 
 const DEFAULT_MAX_BATCH_CALLS = 20;
 const DEFAULT_AUTH_FAILURE_LIMIT: RateLimitSetting = { limit: 30, windowSeconds: 60 };
+const DEFAULT_STREAMS_PER_KEY = 20;
+const DEFAULT_EVENT_RETENTION_SECONDS = 7 * 86_400;
+/** Some hundred KB per stream at most: a client that falls this far behind is cut off. */
+const DEFAULT_STREAM_BUFFER = 1_000;
 
 /**
  * The fast `/trpc` path writes tRPC's wire format itself, so it runs only on the tRPC version
@@ -112,8 +124,15 @@ export function createApp(options: AppOptions): App {
       : createFailureBudget(
           createRateLimiter({ policy: failureLimit, keyPrefix: 'petstore:authfail', redis }),
         );
+  const streams = new EventStreams({
+    database,
+    logger,
+    perKeyLimit: options.eventStreamsPerKey ?? DEFAULT_STREAMS_PER_KEY,
+    maxQueued: options.eventStreamBuffer ?? DEFAULT_STREAM_BUFFER,
+  });
   const handler = createRequestHandler({
     router: api.router,
+    streams,
     operations: api.operations,
     database,
     authenticator,
@@ -137,6 +156,13 @@ export function createApp(options: AppOptions): App {
       'could not purge expired idempotency keys',
     );
   });
+  const retention = startEventRetention(
+    database.db,
+    options.eventRetentionSeconds ?? DEFAULT_EVENT_RETENTION_SECONDS,
+    (error: unknown) => {
+      logger.warn({ err: error }, 'could not prune expired events');
+    },
+  );
   let closing = false;
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const server = createServer({
@@ -171,13 +197,16 @@ export function createApp(options: AppOptions): App {
         });
       }),
     close: async (graceMs = 10_000) => {
+      closing = true;
+      // Streams never finish by themselves: they end now, so their connections can close.
+      await streams.close();
       await new Promise<void>((resolve) => {
-        closing = true;
         for (const res of inFlight.unsent()) res.setHeader('connection', 'close');
         const force = setTimeout(() => {
           server.closeAllConnections();
         }, graceMs);
         purge.stop();
+        retention.stop();
         server.close(() => {
           clearTimeout(force);
           resolve();

@@ -44,6 +44,19 @@ const rateSetting = (fallback: string) =>
       return z.NEVER;
     });
 
+const DURATION = /^(\d+)(s|m|h|d)$/;
+const DURATION_SECONDS = { s: 1, m: 60, h: 3600, d: 86_400 } as const;
+
+/** `30s`, `15m`, `24h` or `7d`, in seconds. */
+const duration = z
+  .string()
+  .regex(DURATION, 'expected <number><s|m|h|d>, such as 7d')
+  .transform((text) => {
+    const [, amount = '0', unit = 's'] = DURATION.exec(text) ?? [];
+    return Number(amount) * DURATION_SECONDS[unit as keyof typeof DURATION_SECONDS];
+  })
+  .pipe(z.number().int().min(60));
+
 const workers = z
   .union([z.literal('auto'), z.coerce.number().int().min(1).max(256)])
   .default(1)
@@ -70,6 +83,10 @@ const configSchema = z.object({
   /** Seconds in-flight requests get to finish after SIGTERM/SIGINT before connections are cut. */
   SHUTDOWN_TIMEOUT: z.coerce.number().min(0).max(3600).default(10),
   CORS_ORIGINS: origins,
+  /** How long events are kept for streams to resume from (seconds once parsed). */
+  EVENTS_RETENTION: duration.default(7 * 86_400),
+  /** Event streams one API key may hold open, REST and tRPC together. */
+  EVENT_STREAMS_PER_KEY: z.coerce.number().int().min(1).max(10_000).default(20),
   /** Calls one tRPC batch may hold; each counts against the key's rate limit. */
   TRPC_MAX_BATCH: z.coerce.number().int().min(1).max(1000).default(20),
   WORKERS: workers,

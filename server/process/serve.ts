@@ -52,6 +52,8 @@ export async function serve(
     cursorSecret: config.CURSOR_SECRET,
     corsOrigins: config.CORS_ORIGINS,
     maxBatchCalls: config.TRPC_MAX_BATCH,
+    eventStreamsPerKey: config.EVENT_STREAMS_PER_KEY,
+    eventRetentionSeconds: config.EVENTS_RETENTION,
   });
   const address = await app.listen(config.PORT, config.HOST);
   logger.info(

@@ -1,9 +1,13 @@
 import type { AnyOperation } from '../operations/define.js';
 import { createCallerFactory, router } from '../trpc/init.js';
+import { eventsRouter } from './events.js';
+import { orderOperations, ordersRouter } from './orders.js';
 import { petOperations, petsRouter } from './pets.js';
 
 export const appRouter = router({
   pets: petsRouter,
+  orders: ordersRouter,
+  events: eventsRouter,
 });
 
 export type AppRouter = typeof appRouter;
@@ -14,8 +18,13 @@ export const createCaller = createCallerFactory(appRouter);
  * Every operation under its tRPC path, the same names the router gives them: the REST routes,
  * the fast `/trpc` path and the OpenAPI document's extras are built from this.
  */
+const entities: Record<string, Record<string, AnyOperation>> = {
+  pets: petOperations,
+  orders: orderOperations,
+};
+
 export const operations: ReadonlyMap<string, AnyOperation> = new Map(
-  Object.entries({ pets: petOperations }).flatMap(([entity, record]) =>
+  Object.entries(entities).flatMap(([entity, record]) =>
     Object.entries(record).map(([name, operation]): [string, AnyOperation] => [
       `${entity}.${name}`,
       operation,

@@ -1,3 +1,4 @@
+import { deletePet, updatePet } from '../operations/pet-changes.js';
 import { createPet, getPet, listPetPage, listPets } from '../operations/pets.js';
 import { router } from '../trpc/init.js';
 import { proceduresOf } from '../trpc/procedures.js';
@@ -8,6 +9,8 @@ export const petOperations = {
   listPage: listPetPage,
   create: createPet,
   get: getPet,
+  update: updatePet,
+  delete: deletePet,
 };
 
 export const petsRouter = router(proceduresOf(petOperations));

@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { petStatus } from '../../db/schema.js';
+import { cursorParam, limitParam, positiveInt64 } from './common.js';
 
 export const NAME_MAX_CHARACTERS = 255;
-/** Cursors this service issues are under 100 characters; anything far longer is not one. */
-const CURSOR_MAX_CHARACTERS = 256;
 
 /**
  * No control characters (C0, DEL, C1): PostgreSQL text cannot hold NUL, and invisible controls
@@ -12,10 +11,6 @@ const CURSOR_MAX_CHARACTERS = 256;
 const NAME_PATTERN =
   // eslint-disable-next-line no-control-regex -- refusing control characters is the point
   /^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$/;
-
-const positiveInt64 = (description: string) =>
-  // z.int() already stops at 2^53 - 1, the largest integer a JSON number carries exactly.
-  z.int().min(1).meta({ format: 'int64', description });
 
 export const PetStatusSchema = z
   .enum(petStatus.enumValues)
@@ -77,23 +72,9 @@ export const PetSchema = z
   .meta({ id: 'Pet', description: 'An animal offered in the store.' });
 
 const ListPetsQuerySchema = z.strictObject({
-  limit: z
-    .int()
-    .min(1)
-    .max(100)
-    .default(20)
-    .meta({ description: 'Maximum number of animals returned.' }),
+  limit: limitParam('animals'),
   status: PetStatusSchema.optional().meta({ description: 'Only animals with this status.' }),
-  // Described before .optional(): the document generator drops meta set on the wrapper.
-  cursor: z
-    .string()
-    .min(1)
-    .max(CURSOR_MAX_CHARACTERS)
-    .meta({
-      description:
-        'Opaque position taken from the `next` link of a previous page. Valid only with the `status` it was issued for.',
-    })
-    .optional(),
+  cursor: cursorParam('`status`'),
 });
 
 /** Every parameter is optional, so a tRPC caller may send no input at all: `pets.list.query()`. */
@@ -109,6 +90,34 @@ export const GetPetInputSchema = z.strictObject({
   petId: positiveInt64('Id of the animal to retrieve.'),
 });
 
+/**
+ * A JSON merge patch (RFC 7396) of a pet: the fields to change, each under NewPet's rules.
+ * `null` would remove a field, and no field of a pet may be removed, so it is refused like any
+ * invalid value; so are `id` and unknown fields.
+ */
+export const UpdatePetInputSchema = z
+  .strictObject({
+    petId: positiveInt64('Id of the animal to change.'),
+    name: PetNameSchema.optional(),
+    categoryId: positiveInt64('Id of the category the animal belongs to.').optional(),
+    status: PetStatusSchema.optional(),
+  })
+  .refine(
+    (patch) =>
+      patch.name !== undefined || patch.categoryId !== undefined || patch.status !== undefined,
+    { message: 'A patch must change at least one of name, categoryId, status' },
+  )
+  .meta({
+    id: 'PetPatch',
+    description:
+      'The fields of an animal to change (RFC 7396 merge patch): at least one of `name`, `categoryId`, `status`. Unknown fields, `id` and `null` are rejected.',
+  });
+
+export const DeletePetInputSchema = z.strictObject({
+  petId: positiveInt64('Id of the animal to delete.'),
+});
+
 export type Pet = z.infer<typeof PetSchema>;
 export type ListPetsInput = z.infer<typeof ListPetsInputSchema>;
+export type UpdatePetInput = z.infer<typeof UpdatePetInputSchema>;
 export type PetPage = z.infer<typeof PetPageSchema>;

@@ -1,6 +1,7 @@
 import type { Database } from '../../db/database.js';
 import { DatabaseBudget } from '../../db/deadline.js';
 import type { Principal } from '../auth/authenticator.js';
+import type { EventStreams } from '../events/streams.js';
 import {
   createCursorCodec,
   DEFAULT_CURSOR_SECRET,
@@ -20,6 +21,8 @@ export interface ContextOptions {
    * so both surfaces agree.
    */
   idempotencyKey?: string | undefined;
+  /** The If-Match request header as received: changes to a pet check it (412 when it fails). */
+  ifMatch?: string | undefined;
   /** The request's time on the database; the HTTP pipeline starts it before authentication. */
   budget?: DatabaseBudget;
   /**
@@ -27,10 +30,18 @@ export interface ContextOptions {
    * passes the one set of headers every answer to the request carries.
    */
   responseHeaders?: Record<string, string>;
+  /** The process's event streams; absent where no streams are served (router tests). */
+  streams?: EventStreams | undefined;
+  /** Drops the request's connection: how a stream whose client stopped reading is cut off. */
+  closeConnection?: () => void;
 }
 
-export interface Context extends Required<Omit<ContextOptions, 'cursorSecret' | 'idempotencyKey'>> {
+export interface Context extends Required<
+  Omit<ContextOptions, 'cursorSecret' | 'idempotencyKey' | 'ifMatch' | 'streams'>
+> {
   idempotencyKey: string | undefined;
+  ifMatch: string | undefined;
+  streams: EventStreams | undefined;
   cursors: CursorCodec;
 }
 
@@ -53,8 +64,11 @@ export function createContextInner(options: ContextOptions): Context {
     principal: options.principal,
     baseUrl: options.baseUrl,
     idempotencyKey: options.idempotencyKey,
+    ifMatch: options.ifMatch,
     budget: options.budget ?? new DatabaseBudget(),
     responseHeaders: options.responseHeaders ?? {},
+    streams: options.streams,
+    closeConnection: options.closeConnection ?? (() => undefined),
     cursors: cursorCodecFor(options.cursorSecret ?? DEFAULT_CURSOR_SECRET),
   };
 }

@@ -12,6 +12,16 @@ const INTERNAL_MESSAGES: Partial<Record<TRPC_ERROR_CODE_KEY, string>> = {
   SERVICE_UNAVAILABLE: 'The service is temporarily unavailable; retry shortly',
 };
 
+/**
+ * What was asked for existed but is no longer kept (an event past the retention). tRPC has no
+ * code for 410, so it travels as NOT_FOUND, the nearest; the contract's body says GONE, 410.
+ */
+export class GoneError extends TRPCError {
+  constructor(message: string) {
+    super({ code: 'NOT_FOUND', message });
+  }
+}
+
 /** tRPC's wire codes, with the parse error folded into the contract's BAD_REQUEST. */
 export function contractCode(code: TRPC_ERROR_CODE_KEY): TRPC_ERROR_CODE_KEY {
   return code === 'PARSE_ERROR' ? 'BAD_REQUEST' : code;
@@ -55,6 +65,7 @@ function validationIssues(error: TRPCError): Issue[] | undefined {
  * internal message: it may hold SQL, paths or library text; the log has the detail.
  */
 export function errorBody(error: TRPCError): ErrorBody {
+  if (error instanceof GoneError) return { code: 'GONE', message: error.message, status: 410 };
   const status = getHTTPStatusCodeFromError(error);
   const code = contractCode(error.code);
   const issues = validationIssues(error);

@@ -11,6 +11,12 @@ const t = initTRPC
   .create({
     // Never put stack traces in responses.
     isDev: false,
+    // Subscriptions stream as server-sent events: a ping at least every 15 s keeps idle
+    // connections open through proxies, and a client that hears nothing for longer reconnects.
+    sse: {
+      ping: { enabled: true, intervalMs: 15_000 },
+      client: { reconnectAfterInactivityMs: 40_000 },
+    },
     errorFormatter: ({ error, path }) => trpcErrorShape(error, path),
   });
 

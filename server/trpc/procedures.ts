@@ -1,3 +1,4 @@
+import { tracked } from '@trpc/server';
 import type { z } from 'zod';
 import type { ApiKeyScope } from '../../db/queries/api-keys.js';
 import { authorize } from '../auth/authorize.js';
@@ -7,6 +8,7 @@ import type {
   OperationContext,
   RestBinding,
 } from '../operations/define.js';
+import type { streamEvents } from '../operations/events.js';
 import { toTRPCError } from './errors.js';
 import { middleware, procedure, type Meta } from './init.js';
 
@@ -97,4 +99,25 @@ export function proceduresOf<T extends Record<string, AnyOperation>>(
         : mutationProcedure(operation as Operation<z.ZodType, z.ZodType, 'mutation'>),
     ]),
   ) as { [K in keyof T]: ProcedureOf<T[K]> };
+}
+
+/**
+ * The subscription of a stream definition: each event sent with `tracked(id, event)`, so that
+ * httpSubscriptionLink resumes after the last id it saw when it reconnects.
+ */
+export function subscriptionProcedure(stream: typeof streamEvents) {
+  return procedure
+    .use(guard(stream.scope))
+    .input(stream.input)
+    .subscription(async function* ({ ctx, input, signal }) {
+      const events = await ctx.budget.within(stream.open(ctx, input));
+      const stop = () => void events.return();
+      signal?.addEventListener('abort', stop);
+      try {
+        for await (const event of events) yield tracked(event.id, event);
+      } finally {
+        signal?.removeEventListener('abort', stop);
+        await events.return();
+      }
+    });
 }

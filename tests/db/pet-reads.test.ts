@@ -67,7 +67,10 @@ describe('findPet', () => {
       const direct = await findPet(db, id);
       const inTransaction = await db.transaction((tx) => findPet(tx, id));
       expect(direct).toEqual(inTransaction);
-      expect(direct).toEqual((await drizzlePage({ limit: 1, after: id - 1 }))[0]);
+      expect(direct).toEqual({
+        ...(await drizzlePage({ limit: 1, after: id - 1 }))[0],
+        version: 1,
+      });
       expect(typeof direct?.id).toBe('number');
       expect(typeof direct?.categoryId).toBe('number');
     }

@@ -48,7 +48,7 @@ describe('the conformance check on shared headers', () => {
     expect(() => {
       server.conformance.check('GET', `${server.baseUrl}/pets/1`, {
         status: 200,
-        headers: headers({ deprecation: '@1', link: '<x>; rel="deprecation"' }),
+        headers: headers({ deprecation: '@1', link: '<x>; rel="deprecation"', etag: '"1.1"' }),
         body: pet,
       });
     }).toThrow(/Sunset/);

@@ -59,10 +59,10 @@ describe('routing', () => {
     expect(response.headers.get('allow')).toBe('GET, POST');
   });
 
-  it('answers PUT /v1/pets/1 with 405 and Allow: GET', async () => {
+  it('answers PUT /v1/pets/1 with 405 and Allow: GET, PATCH, DELETE', async () => {
     const response = await server.api('PUT', '/v1/pets/1', { body: {} });
     expect(response.status).toBe(405);
-    expect(response.headers.get('allow')).toBe('GET');
+    expect(response.headers.get('allow')).toBe('GET, PATCH, DELETE');
   });
 });
 

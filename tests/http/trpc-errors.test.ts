@@ -82,7 +82,7 @@ describe('POST /trpc/pets.create', () => {
   });
 
   it('answers an unknown procedure with 404', async () => {
-    const { status, envelope } = await post('pets.delete', '{}', authed);
+    const { status, envelope } = await post('pets.adopt', '{}', authed);
     expect(status).toBe(404);
     expect(envelope.error.data.code).toBe('NOT_FOUND');
   });

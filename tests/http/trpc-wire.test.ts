@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { installedTrpcVersion, TRPC_WIRE_VERSION } from '../../server/http/trpc/wire.js';
 import { defineMutation, defineQuery, type AnyOperation } from '../../server/operations/define.js';
 import { operations as appOperations } from '../../server/routers/_app.js';
+import { ordersRouter } from '../../server/routers/orders.js';
 import { petsRouter } from '../../server/routers/pets.js';
 import { router } from '../../server/trpc/init.js';
 import { proceduresOf } from '../../server/trpc/procedures.js';
@@ -62,7 +63,7 @@ const fails = {
 };
 
 const api = {
-  router: router({ pets: petsRouter, fails: router(proceduresOf(fails)) }),
+  router: router({ pets: petsRouter, orders: ordersRouter, fails: router(proceduresOf(fails)) }),
   operations: new Map<string, AnyOperation>([
     ...appOperations,
     ...Object.entries(fails).map(([name, operation]): [string, AnyOperation] => [
@@ -129,7 +130,10 @@ async function call(origin: string, { procedure, input, raw, kind, key, headers 
   const comparable: Record<string, string> = {};
   response.headers.forEach((value, name) => {
     if (TRANSPORT.has(name)) return;
-    comparable[name] = value.replaceAll(origin, 'ORIGIN').replace(/\/pets\/\d+/, '/pets/ID');
+    comparable[name] = value
+      .replaceAll(origin, 'ORIGIN')
+      .replace(/\/pets\/\d+/, '/pets/ID')
+      .replace(/^"\d+\./, '"ID.');
   });
   delete comparable['x-request-id'];
   const body = (await response.text()).replace(/"id":\d+/g, '"id":ID');

@@ -46,12 +46,27 @@ describe('GET /v1/openapi.json', () => {
     ]);
   });
 
-  it('names the three operations exactly and documents /pets and /pets/{petId}', () => {
+  it('names every operation exactly, with its stability in x-stability and its description', () => {
     expect(
       operations().map(
-        ({ path, method, operation }) => `${method} ${path} ${operation.operationId}`,
+        ({ path, method, operation }) =>
+          `${method} ${path} ${operation.operationId} ${operation['x-stability']}`,
       ),
-    ).toEqual(['get /pets listPets', 'post /pets createPet', 'get /pets/{petId} getPet']);
+    ).toEqual([
+      'get /pets listPets stable',
+      'post /pets createPet stable',
+      'get /pets/{petId} getPet stable',
+      'patch /pets/{petId} updatePet stable',
+      'delete /pets/{petId} deletePet stable',
+      'get /store/orders listOrders beta',
+      'post /store/orders placeOrder beta',
+      'get /store/orders/{orderId} getOrder beta',
+      'patch /store/orders/{orderId} updateOrder beta',
+      'get /events streamEvents experimental',
+    ]);
+    for (const { operation } of operations()) {
+      expect(operation.description).toContain(`Stability: ${operation['x-stability']}.`);
+    }
   });
 
   it('requires bearer authentication on every operation', () => {
@@ -63,9 +78,28 @@ describe('GET /v1/openapi.json', () => {
       expect(operation.security).toEqual([{ bearerAuth: [] }]);
   });
 
-  it('keeps Pet, NewPet, PetStatus and Error as components, used by $ref, with int64 formats', () => {
+  it('keeps the named schemas as components, used by $ref, with int64 formats', () => {
     const { schemas } = served.components;
-    expect(Object.keys(schemas).sort()).toEqual(['Error', 'NewPet', 'Pet', 'PetStatus']);
+    expect(Object.keys(schemas).sort()).toEqual([
+      'Error',
+      'Event',
+      'EventType',
+      'NewOrder',
+      'NewPet',
+      'Order',
+      'OrderPatch',
+      'OrderStatus',
+      'Pet',
+      'PetPatch',
+      'PetStatus',
+    ]);
+    expect(schemas.Order.properties.petId).toMatchObject({ type: 'integer', format: 'int64' });
+    expect(schemas.PetPatch.properties).not.toHaveProperty('petId');
+    const patch = served.paths['/pets/{petId}'].patch;
+    expect(Object.keys(patch.requestBody.content)).toEqual([
+      'application/json',
+      'application/merge-patch+json',
+    ]);
     expect(schemas.Pet.properties.id).toMatchObject({ type: 'integer', format: 'int64' });
     expect(schemas.Pet.properties.categoryId).toMatchObject({ type: 'integer', format: 'int64' });
     expect(schemas.NewPet.properties.categoryId).toMatchObject({
@@ -78,7 +112,8 @@ describe('GET /v1/openapi.json', () => {
       $ref: '#/components/schemas/NewPet',
     });
     const getPet = served.paths['/pets/{petId}'].get;
-    expect(getPet.parameters[0].schema).toMatchObject({ type: 'integer', format: 'int64' });
+    const petId = (getPet.parameters as Json[]).find((parameter) => parameter.name === 'petId');
+    expect(petId?.schema).toMatchObject({ type: 'integer', format: 'int64' });
   });
 
   it('documents the real statuses, each error with the Error schema', () => {
@@ -93,7 +128,39 @@ describe('GET /v1/openapi.json', () => {
       expect.arrayContaining(['201', '400', '401', '403', '413', '415']),
     );
     expect(statuses.createPet).not.toContain('200');
-    expect(statuses.getPet).toEqual(expect.arrayContaining(['200', '400', '401', '404']));
+    expect(statuses.getPet).toEqual(expect.arrayContaining(['200', '304', '400', '401', '404']));
+    expect(statuses.updatePet).toEqual(
+      expect.arrayContaining(['200', '400', '401', '403', '404', '409', '412', '415']),
+    );
+    expect(statuses.deletePet).toEqual(
+      expect.arrayContaining(['204', '401', '403', '404', '409', '412']),
+    );
+    expect(statuses.placeOrder).toEqual(
+      expect.arrayContaining(['201', '400', '401', '403', '409', '413', '415', '422']),
+    );
+    expect(statuses.listOrders).toEqual(expect.arrayContaining(['200', '400', '401']));
+    expect(statuses.getOrder).toEqual(expect.arrayContaining(['200', '400', '401', '404']));
+    expect(statuses.streamEvents).toEqual(
+      expect.arrayContaining(['200', '400', '401', '410', '429']),
+    );
+    const stream = served.paths['/events'].get.responses['200'].content['text/event-stream'];
+    expect(stream.schema.contentSchema).toEqual({ $ref: '#/components/schemas/Event' });
+    expect(statuses.updateOrder).toEqual(
+      expect.arrayContaining(['200', '400', '401', '403', '404', '409', '415']),
+    );
+    for (const statusList of Object.values(statuses)) {
+      expect(statusList).toEqual(expect.arrayContaining(['429', '500', '503']));
+    }
+    expect(served.paths['/pets/{petId}'].delete.responses['204']).not.toHaveProperty('content');
+    expect(served.paths['/pets/{petId}'].get.responses['304']).not.toHaveProperty('content');
+    for (const [path, method, status] of [
+      ['/pets', 'post', '201'],
+      ['/pets/{petId}', 'get', '200'],
+      ['/pets/{petId}', 'get', '304'],
+      ['/pets/{petId}', 'patch', '200'],
+    ] as const) {
+      expect(served.paths[path][method].responses[status].headers.ETag).toBeDefined();
+    }
     for (const { operation } of operations()) {
       for (const [status, response] of Object.entries(operation.responses as Json)) {
         if (Number(status) >= 400) {

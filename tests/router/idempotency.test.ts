@@ -36,7 +36,7 @@ function age(keys: string[]) {
 }
 
 describe('pets.create with an idempotency key', () => {
-  it('replays the stored pet with its Location and the replay header', async () => {
+  it('replays the stored pet with its Location, its first ETag and the replay header', async () => {
     const body = newPet();
     const first = callerWith('router-replay');
     const pet = await first.caller.pets.create(body);
@@ -46,8 +46,21 @@ describe('pets.create with an idempotency key', () => {
     await expect(again.caller.pets.create(body)).resolves.toEqual(pet);
     expect(again.ctx.responseHeaders).toEqual({
       location: `http://pets.test/v1/pets/${pet.id}`,
+      etag: `"${pet.id}.1"`,
       'idempotent-replayed': 'true',
     });
+  });
+
+  it('replays the original response after the pet was changed and after it was deleted', async () => {
+    const body = newPet();
+    const pet = await callerWith('router-after-change').caller.pets.create(body);
+    const changer = callerWith(undefined).caller;
+    await changer.pets.update({ petId: pet.id, name: 'Renamed', status: 'sold' });
+    const afterUpdate = callerWith('router-after-change');
+    await expect(afterUpdate.caller.pets.create(body)).resolves.toEqual(pet);
+    expect(afterUpdate.ctx.responseHeaders.etag).toBe(`"${pet.id}.1"`);
+    await changer.pets.delete({ petId: pet.id });
+    await expect(callerWith('router-after-change').caller.pets.create(body)).resolves.toEqual(pet);
   });
 
   it('names the key in UNPROCESSABLE_CONTENT for a different body', async () => {
@@ -105,6 +118,6 @@ describe('purgeExpiredIdempotencyKeys', () => {
       .select({ response: idempotencyKeys.response })
       .from(idempotencyKeys)
       .where(eq(idempotencyKeys.key, 'expired-unpurged'));
-    expect(row?.response).toEqual(pet);
+    expect(row?.response).toEqual({ body: pet, headers: { etag: `"${pet.id}.1"` } });
   });
 });

@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 /** What a browser script may read from our responses beyond the CORS-safelisted headers. */
 const EXPOSED_HEADERS = [
   'Location',
+  'ETag',
   'Link',
   'X-Request-Id',
   'RateLimit',
@@ -16,7 +17,8 @@ const EXPOSED_HEADERS = [
   'Idempotent-Replayed',
   'WWW-Authenticate',
 ].join(', ');
-const ALLOWED_HEADERS = 'Authorization, Content-Type, Idempotency-Key, X-Request-Id';
+const ALLOWED_HEADERS =
+  'Authorization, Content-Type, Idempotency-Key, If-Match, If-None-Match, X-Request-Id';
 const PREFLIGHT_MAX_AGE_SECONDS = '600';
 
 /**

@@ -3,6 +3,7 @@ import type { AnyTRPCRouter, TRPCError } from '@trpc/server';
 import type { DatabaseHandle } from '../../../db/client.js';
 import type { Authenticator } from '../../auth/authenticator.js';
 import type { FailureBudget } from '../../auth/failure-budget.js';
+import type { EventStreams } from '../../events/streams.js';
 import type { AnyOperation } from '../../operations/define.js';
 import { summarizeError } from '../../process/error-summary.js';
 import type { Logger } from '../../process/logger.js';
@@ -24,6 +25,7 @@ import { refuseRepeated, repeatedSingleton } from './singleton-headers.js';
 export interface HandlerDeps {
   router: AnyTRPCRouter;
   operations: ReadonlyMap<string, AnyOperation>;
+  streams: EventStreams;
   database: DatabaseHandle;
   authenticator: Authenticator;
   /** Absent when rate limiting is off. */
@@ -112,8 +114,11 @@ export function createRequestHandler(deps: HandlerDeps) {
       cursorSecret: deps.cursorSecret,
       // A repeated header was refused above, so this is the one value sent.
       idempotencyKey: req.headers['idempotency-key'] as string | undefined,
+      ifMatch: req.headers['if-match'],
       budget: state.budget,
       responseHeaders: state.headers,
+      streams: deps.streams,
+      closeConnection: () => res.destroy(),
     });
     await endpoint.serve({ req, res, state, ctx, body });
   }

@@ -32,6 +32,16 @@ export function sendJson(
   res.end(payload);
 }
 
+/** An answer without a body (204, 304), with `headers`. */
+export function sendEmpty(
+  res: ServerResponse,
+  status: 204 | 304,
+  headers: Readonly<Record<string, string>>,
+): void {
+  res.writeHead(status, headers);
+  res.end();
+}
+
 /** Sends the contract's Error body; `status` in the body is always the HTTP status. */
 export function sendError(
   res: ServerResponse,

@@ -1,9 +1,12 @@
 import { TRPCError } from '@trpc/server';
 import type { AnyOperation } from '../../operations/define.js';
 import { execute } from '../../operations/execute.js';
+import { ifNoneMatchMatches } from '../../versions/etag.js';
 import { refusal, type Call, type Endpoint } from '../pipeline/endpoint.js';
 import type { RequestState } from '../pipeline/request-state.js';
-import { sendJson } from '../pipeline/respond.js';
+import { sendEmpty, sendJson } from '../pipeline/respond.js';
+import { streamEvents } from '../../operations/events.js';
+import { eventStreamEndpoint } from './event-stream.js';
 import { bodyInput, pathInput, queryInput } from './input.js';
 import { deprecationHeaders, matchRoute, restRoutesOf, type RestRoute } from './routes.js';
 
@@ -15,13 +18,22 @@ function endpointOf(route: RestRoute, captures: RegExpExecArray): Endpoint {
   return {
     name: binding.path,
     calls: 1,
-    bodyTypes: takesBody ? JSON_BODY : undefined,
-    serve: async ({ res, state, ctx, body }: Call) => {
+    bodyTypes: takesBody ? (binding.bodyTypes ?? JSON_BODY) : undefined,
+    serve: async ({ req, res, state, ctx, body }: Call) => {
       const input = body
         ? bodyInput(route, state.query, body, captures)
         : { ...queryInput(route, state.query), ...pathInput(route, captures) };
       const output = await execute(operation, ctx, input);
-      sendJson(res, binding.successStatus, output, state.headers);
+      if (
+        binding.conditionalRead &&
+        ifNoneMatchMatches(req.headers['if-none-match'], state.headers.etag)
+      ) {
+        sendEmpty(res, 304, state.headers);
+      } else if (binding.successStatus === 204) {
+        sendEmpty(res, 204, state.headers);
+      } else {
+        sendJson(res, binding.successStatus, output, state.headers);
+      }
     },
   };
 }
@@ -36,22 +48,28 @@ export function createRestEndpoints(operations: ReadonlyMap<string, AnyOperation
   const methods = [...new Set(routes.map((route) => route.binding.method))];
 
   const match = (state: RequestState): Endpoint => {
-    const found = matchRoute(routes, state.method, state.path.slice('/v1'.length) || '/');
-    if (found.kind === 'none') return refusal('unmatched', () => notFound(state));
-    if (found.kind === 'wrong-method') {
-      return refusal('unmatched', () => {
-        state.headers.allow = found.allow.join(', ');
-        return new TRPCError({
-          code: 'METHOD_NOT_SUPPORTED',
-          message: `${state.method} is not supported on ${state.path}; allowed: ${state.headers.allow}`,
-        });
-      });
+    const path = state.path.slice('/v1'.length) || '/';
+    if (path === streamEvents.rest.path) {
+      return state.method === 'GET' ? eventStreamEndpoint : wrongMethod(state, ['GET']);
     }
+    const found = matchRoute(routes, state.method, path);
+    if (found.kind === 'none') return refusal('unmatched', () => notFound(state));
+    if (found.kind === 'wrong-method') return wrongMethod(state, found.allow);
     const { deprecation } = found.route.binding;
     if (deprecation) Object.assign(state.headers, deprecationHeaders(deprecation, state.origin));
     return endpointOf(found.route, found.captures);
   };
   return { match, methods };
+}
+
+function wrongMethod(state: RequestState, allow: string[]): Endpoint {
+  return refusal('unmatched', () => {
+    state.headers.allow = allow.join(', ');
+    return new TRPCError({
+      code: 'METHOD_NOT_SUPPORTED',
+      message: `${state.method} is not supported on ${state.path}; allowed: ${state.headers.allow}`,
+    });
+  });
 }
 
 export function notFound(state: RequestState): TRPCError {

@@ -1,0 +1,23 @@
+import type { Database } from '../../db/database.js';
+import { pruneEvents } from '../../db/queries/events.js';
+import { deleteInBatches, runPeriodically } from '../process/periodic.js';
+
+const PRUNE_INTERVAL_MS = 10 * 60_000;
+const PRUNE_BATCH_SIZE = 1_000;
+
+/** Deletes events past the retention, oldest first, and records the last id deleted. */
+export function pruneExpiredEvents(db: Database, retentionSeconds: number): Promise<number> {
+  return deleteInBatches((size) => pruneEvents(db, retentionSeconds, size), PRUNE_BATCH_SIZE);
+}
+
+export function startEventRetention(
+  db: Database,
+  retentionSeconds: number,
+  onError: (error: unknown) => void,
+): { stop(): void } {
+  return runPeriodically(
+    () => pruneExpiredEvents(db, retentionSeconds),
+    PRUNE_INTERVAL_MS,
+    onError,
+  );
+}

@@ -1,0 +1,114 @@
+import { TRPCError } from '@trpc/server';
+import type { DatabaseHandle } from '../../db/client.js';
+import { prunedThrough, type EventType } from '../../db/queries/events.js';
+import type { Logger } from '../process/logger.js';
+import { GoneError } from '../trpc/errors.js';
+import { EventFeed } from './feed.js';
+import { Subscription } from './subscription.js';
+
+export interface EventStreamsOptions {
+  database: DatabaseHandle;
+  logger: Logger;
+  /** Streams one API key may hold open at once, REST and tRPC together. */
+  perKeyLimit: number;
+  /** Events held for a stream whose client does not read, before it is cut off. */
+  maxQueued: number;
+}
+
+export interface StreamRequest {
+  keyId: string;
+  /** Resume after this id (Last-Event-ID, `after`, or tRPC's lastEventId). */
+  after: number | undefined;
+  types: readonly EventType[] | undefined;
+  /** Called when the stream is cut off for falling behind: close the connection. */
+  onCutOff: () => void;
+}
+
+/** How long a client refused for holding too many streams should wait before trying again. */
+export const STREAM_RETRY_AFTER_SECONDS = 10;
+
+/**
+ * The event streams of one process: their shared feed, the per-key limit, and shutdown. The
+ * limit is counted across processes and instances on PostgreSQL (session advisory locks, given
+ * back by a process that dies) and in process on PGlite, where one process runs.
+ */
+export class EventStreams {
+  private readonly feed: EventFeed;
+  private readonly open = new Set<Subscription>();
+  private readonly localSlots = new Map<string, number>();
+
+  constructor(private readonly options: EventStreamsOptions) {
+    this.feed = new EventFeed(options.database, options.logger);
+  }
+
+  async subscribe(request: StreamRequest): Promise<Subscription> {
+    const release = await this.takeSlot(request.keyId);
+    try {
+      await this.refuseForgotten(request.after);
+      await this.feed.start();
+    } catch (error) {
+      release();
+      throw error;
+    }
+    const subscription = new Subscription(
+      this.feed,
+      this.options.database.db,
+      {
+        after: request.after,
+        types: request.types && new Set(request.types),
+        maxQueued: this.options.maxQueued,
+      },
+      (reason) => {
+        this.open.delete(subscription);
+        release();
+        if (reason !== 'closed') request.onCutOff();
+      },
+    );
+    this.open.add(subscription);
+    return subscription;
+  }
+
+  private async refuseForgotten(after: number | undefined): Promise<void> {
+    if (after === undefined) return;
+    const pruned = await prunedThrough(this.options.database.db);
+    if (after >= pruned) return;
+    throw new GoneError(
+      `Events after ${after} are no longer kept (up to ${pruned} were deleted by retention); start a new stream without a last event id and read the current state again`,
+    );
+  }
+
+  /** A slot of the key's limit, or 429; returns its release. */
+  private async takeSlot(keyId: string): Promise<() => void> {
+    const { perKeyLimit, database, logger } = this.options;
+    const locks = database.sessionLocks;
+    const refuse = () =>
+      new TRPCError({
+        code: 'TOO_MANY_REQUESTS',
+        message: `API key ${keyId} already holds ${perKeyLimit} open event streams; close one, or retry after ${STREAM_RETRY_AFTER_SECONDS} s`,
+      });
+    if (!locks) {
+      const held = this.localSlots.get(keyId) ?? 0;
+      if (held >= perKeyLimit) throw refuse();
+      this.localSlots.set(keyId, held + 1);
+      return () => {
+        const left = (this.localSlots.get(keyId) ?? 1) - 1;
+        if (left > 0) this.localSlots.set(keyId, left);
+        else this.localSlots.delete(keyId);
+      };
+    }
+    const key = `event-streams:${keyId}`;
+    const slot = await locks.acquire(key, perKeyLimit);
+    if (slot === undefined) throw refuse();
+    return () => {
+      locks.release(key, slot).catch((error: unknown) => {
+        logger.warn({ err: error }, 'could not give back an event stream slot');
+      });
+    };
+  }
+
+  /** Ends every stream (their clients see a clean end) and stops listening. */
+  async close(): Promise<void> {
+    for (const subscription of [...this.open]) subscription.end();
+    await this.feed.stop();
+  }
+}

@@ -1,0 +1,115 @@
+import { TRPCError } from '@trpc/server';
+import type { Database } from '../../db/database.js';
+import { eventsAfter, type EventRow, type EventType } from '../../db/queries/events.js';
+import { EVENT_PAGE, type EventFeed, type FeedSubscriber } from './feed.js';
+
+/** An event as streams send it; `id` is a decimal string. */
+export interface EventBody {
+  id: string;
+  type: EventType;
+  occurredAt: string;
+  data: unknown;
+}
+
+export interface SubscriptionOptions {
+  /** Resume after this event id; without it, the stream starts with the next change. */
+  after: number | undefined;
+  /** Only these types; every type when undefined. */
+  types: ReadonlySet<EventType> | undefined;
+  /** Events held for a consumer that does not take them, before it is cut off. */
+  maxQueued: number;
+}
+
+const toBody = (row: EventRow): EventBody => ({
+  id: String(row.id),
+  type: row.type,
+  occurredAt: row.occurredAt.toISOString(),
+  data: row.data,
+});
+
+/**
+ * One stream's view of the event log, as an async iterator of events in id order, each once.
+ * Resuming, it reads the log itself one page at a time, only as fast as its consumer takes
+ * them; once it has read up to the feed's head it joins the feed and waits for live events
+ * without querying. A consumer that falls `maxQueued` events behind is cut off, so a client
+ * that stops reading cannot grow the heap.
+ */
+export class Subscription implements FeedSubscriber, AsyncIterableIterator<EventBody> {
+  private cursor: number;
+  private catchingUp: boolean;
+  private readonly queue: EventBody[] = [];
+  private wake: (() => void) | undefined;
+  private ended: 'closed' | TRPCError | undefined;
+
+  constructor(
+    private readonly feed: EventFeed,
+    private readonly db: Database,
+    private readonly options: SubscriptionOptions,
+    private readonly onEnd: (reason: 'closed' | TRPCError) => void,
+  ) {
+    this.cursor = options.after ?? feed.head;
+    this.catchingUp = options.after !== undefined && options.after < feed.head;
+    if (!this.catchingUp) feed.join(this);
+  }
+
+  deliver(events: readonly EventRow[]): void {
+    for (const row of events) this.take(row);
+    this.wake?.();
+  }
+
+  private take(row: EventRow): void {
+    if (row.id <= this.cursor || this.ended) return;
+    this.cursor = row.id;
+    if (this.options.types && !this.options.types.has(row.type)) return;
+    if (this.queue.length >= this.options.maxQueued) {
+      this.end(
+        new TRPCError({
+          code: 'TOO_MANY_REQUESTS',
+          message: `The stream fell more than ${this.options.maxQueued} events behind and was closed; resume from the last event id received`,
+        }),
+      );
+      return;
+    }
+    this.queue.push(toBody(row));
+  }
+
+  private async catchUp(): Promise<void> {
+    const page = await eventsAfter(this.db, this.cursor, EVENT_PAGE);
+    for (const row of page) this.take(row);
+    if (page.length < EVENT_PAGE && this.cursor >= this.feed.head && !this.ended) {
+      this.catchingUp = false;
+      this.feed.join(this);
+    }
+  }
+
+  async next(): Promise<IteratorResult<EventBody, undefined>> {
+    for (;;) {
+      const event = this.queue.shift();
+      if (event) return { value: event, done: false };
+      if (this.ended === 'closed') return { value: undefined, done: true };
+      if (this.ended) throw this.ended;
+      if (this.catchingUp) await this.catchUp();
+      else await new Promise<void>((resolve) => (this.wake = resolve));
+      this.wake = undefined;
+    }
+  }
+
+  /** Ends the stream: `reason` is thrown to the consumer once the queue is drained, if given. */
+  end(reason: 'closed' | TRPCError = 'closed'): void {
+    if (this.ended) return;
+    this.ended = reason;
+    if (reason === 'closed') this.queue.length = 0;
+    this.feed.leave(this);
+    this.onEnd(reason);
+    this.wake?.();
+  }
+
+  return(): Promise<IteratorResult<EventBody, undefined>> {
+    this.end();
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+}

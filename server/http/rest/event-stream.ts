@@ -1,0 +1,80 @@
+import type { ServerResponse } from 'node:http';
+import { TRPCError } from '@trpc/server';
+import { z } from 'zod';
+import { authorize } from '../../auth/authorize.js';
+import type { EventBody } from '../../events/subscription.js';
+import { streamEvents } from '../../operations/events.js';
+import type { OperationContext } from '../../operations/define.js';
+import type { Call, Endpoint } from '../pipeline/endpoint.js';
+
+/** At least this often a comment line, so that idle connections stay open through proxies. */
+export const KEEPALIVE_MS = 15_000;
+
+const QuerySchema = z.strictObject({ after: z.string().optional(), types: z.string().optional() });
+
+/** The query (`after`, `types`) and `Last-Event-ID` as the stream's input; the header wins. */
+function inputOf(query: string, lastEventId: string | undefined) {
+  const params = QuerySchema.safeParse(Object.fromEntries(new URLSearchParams(query)));
+  if (!params.success) {
+    throw new TRPCError({
+      code: 'BAD_REQUEST',
+      message: 'Unknown query parameters',
+      cause: params.error,
+    });
+  }
+  const input = streamEvents.input.safeParse({
+    lastEventId: lastEventId ?? params.data.after,
+    types: params.data.types?.split(','),
+  });
+  if (!input.success) throw new TRPCError({ code: 'BAD_REQUEST', cause: input.error });
+  return input.data;
+}
+
+const frame = (event: EventBody) =>
+  `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+
+/** Resolves when the socket takes more, or is gone. */
+function writable(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.once('drain', done);
+    res.once('close', done);
+  });
+}
+
+async function serve({ req, res, state, ctx }: Call): Promise<void> {
+  authorize(ctx.principal, streamEvents.scope);
+  const input = inputOf(state.query, req.headers['last-event-id'] as string | undefined);
+  const events = await ctx.budget.within(streamEvents.open(ctx as OperationContext, input));
+  res.writeHead(200, {
+    ...state.headers,
+    'content-type': 'text/event-stream; charset=utf-8',
+    // Proxies that buffer answers (nginx) would hold events back.
+    'x-accel-buffering': 'no',
+  });
+  res.write(': stream open\n\n');
+  const keepalive = setInterval(() => res.write(': keepalive\n\n'), KEEPALIVE_MS);
+  res.once('close', () => void events.return());
+  try {
+    for await (const event of events) {
+      if (!res.write(frame(event))) await writable(res);
+      if (res.destroyed) break;
+    }
+  } finally {
+    clearInterval(keepalive);
+    await events.return();
+    res.end();
+  }
+}
+
+/** `GET /v1/events`: the REST form of the event stream. */
+export const eventStreamEndpoint: Endpoint = {
+  name: streamEvents.rest.path,
+  calls: 1,
+  bodyTypes: undefined,
+  serve,
+};

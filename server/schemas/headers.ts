@@ -1,0 +1,25 @@
+import { z } from 'zod';
+
+/** The header fields of versioned answers and conditional requests, as documented. */
+export const ETagHeader = z.string().meta({
+  description:
+    'Strong validator of this version of the animal (`"<id>.<version>"`); it changes whenever the animal does. Send it back in `If-Match` to change only this version, or in `If-None-Match` to read only when it changed.',
+  examples: ['"42.3"'],
+});
+
+export const IfMatchHeader = z
+  .string()
+  .optional()
+  .meta({
+    description:
+      'Change only if the animal is at one of these versions (ETags), or exists at all (`*`); otherwise 412 and nothing changes.',
+    examples: ['"42.3"'],
+  });
+
+export const IfNoneMatchHeader = z
+  .string()
+  .optional()
+  .meta({
+    description: 'Answer 304 without a body when the animal is still at one of these versions.',
+    examples: ['"42.3"'],
+  });
