@@ -6,6 +6,7 @@ import {
   type EventRow,
 } from '../../db/queries/events.js';
 import type { Logger } from '../process/logger.js';
+import { summarizeError } from '../process/error-summary.js';
 
 /** Events read from the log at once, by the feed and by a subscriber catching up. */
 export const EVENT_PAGE = 500;
@@ -78,7 +79,7 @@ export class EventFeed {
     this.drain()
       .catch((error: unknown) => {
         this.logger.warn(
-          { err: error },
+          { err: summarizeError(error, { stack: false }) },
           'could not read the event log; retrying on the next change',
         );
       })

@@ -5,6 +5,7 @@ import type { Logger } from '../process/logger.js';
 import { GoneError } from '../trpc/errors.js';
 import { EventFeed } from './feed.js';
 import { Subscription } from './subscription.js';
+import { summarizeError } from '../process/error-summary.js';
 
 export interface EventStreamsOptions {
   database: DatabaseHandle;
@@ -101,7 +102,10 @@ export class EventStreams {
     if (slot === undefined) throw refuse();
     return () => {
       locks.release(key, slot).catch((error: unknown) => {
-        logger.warn({ err: error }, 'could not give back an event stream slot');
+        logger.warn(
+          { err: summarizeError(error, { stack: false }) },
+          'could not give back an event stream slot',
+        );
       });
     };
   }

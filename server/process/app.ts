@@ -160,7 +160,10 @@ export function createApp(options: AppOptions): App {
     database.db,
     options.eventRetentionSeconds ?? DEFAULT_EVENT_RETENTION_SECONDS,
     (error: unknown) => {
-      logger.warn({ err: error }, 'could not prune expired events');
+      logger.warn(
+        { err: summarizeError(error, { stack: false }) },
+        'could not prune expired events',
+      );
     },
   );
   let closing = false;
