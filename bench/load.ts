@@ -13,6 +13,7 @@ interface LoadSpec {
   duration: number;
   key: string;
   petsUpTo: number;
+  overallRate?: number;
 }
 
 interface ConnectionState {
@@ -60,6 +61,7 @@ const result = await autocannon({
   url: spec.url,
   connections: spec.connections,
   duration: spec.duration,
+  ...(spec.overallRate ? { overallRate: spec.overallRate } : {}),
   requests: spec.requests.map(toRequest),
 });
 

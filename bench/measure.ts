@@ -9,6 +9,8 @@ export interface LoadSettings {
   key: string;
   /** The core the load generator is pinned to. */
   core: number;
+  /** Requests per second in all; as fast as the connections go when unset. */
+  overallRate?: number;
 }
 
 export interface Measurement extends Sample {
@@ -37,6 +39,7 @@ export async function measure(
     connections: settings.connections,
     duration: settings.duration,
     key: settings.key,
+    overallRate: settings.overallRate,
   };
   const [command, commandArgs] = pinned(settings.core, process.execPath, [
     '--import',

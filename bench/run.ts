@@ -14,7 +14,8 @@ import {
   type Sample,
   type ScenarioResult,
 } from './report.js';
-import { scenarios, soakMix, workersScenario } from './scenarios.js';
+import { scenarios, soakMix, withStreamsOpen, workersScenario } from './scenarios.js';
+import { runStreamPhase } from './stream-phase.js';
 import { BENCH_PETS, resetWriteState, seedBenchDatabase } from './seed.js';
 
 const { values: args } = parseArgs({
@@ -64,6 +65,7 @@ function startService(port: number, env: Record<string, string>, core?: number) 
       API_KEYS: KEY,
       RATE_LIMIT: 'off',
       LOG_LEVEL: 'info',
+      EVENT_STREAMS_PER_KEY: '5000',
       ...env,
     },
   );
@@ -133,6 +135,18 @@ try {
     duration: soakSeconds,
   });
   report = [renderTable(results), renderSoak('mixed REST + tRPC', soak, soakSeconds)];
+  report.push(
+    await runStreamPhase({
+      floor: { pid: floor.pid ?? 0, port: FLOOR_PORT },
+      service: { pid: service.pid ?? 0, port: SERVICE_PORT },
+      load,
+      scenarios: withStreamsOpen,
+      rounds: smoke ? 1 : 2,
+      streams: smoke ? 20 : 1_000,
+      changesPerSecond: 200,
+      changeSeconds: smoke ? 2 : 20,
+    }),
+  );
   const oneWorker = results.find(({ scenario }) => scenario === workersScenario.name)?.service;
   await Promise.all([stop(floor), stop(service)]);
   // Both processes on both cores, sharing them with the load generator and PostgreSQL.

@@ -96,5 +96,8 @@ export const soakMix: RequestSpec[] = [
   trpcGet,
 ].flatMap((scenario) => scenario.requests);
 
+/** Measured again against the floor with many event streams open: their ratios must hold. */
+export const withStreamsOpen: Scenario[] = [restList20, restGet, restCreate];
+
 /** What WORKERS=2 is compared on, against one worker's figure from the main rounds. */
 export const workersScenario = restList20;

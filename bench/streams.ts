@@ -1,0 +1,77 @@
+import { Agent, request } from 'node:http';
+
+/**
+ * Holds `count` event streams open against the service, in its own process on the load core.
+ * `sampled` of them parse every event and record how long after it happened it arrived; the
+ * rest only read. Prints `ready` once every stream is open, its figures as a JSON line on
+ * SIGUSR2 (and starts counting afresh), and exits on SIGTERM.
+ * argv: JSON of { url, key, count, sampled }.
+ */
+interface StreamsSpec {
+  url: string;
+  key: string;
+  count: number;
+  sampled: number;
+}
+
+const spec = JSON.parse(process.argv[2] ?? '{}') as StreamsSpec;
+const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
+let latencies: number[] = [];
+let open = 0;
+let ended = 0;
+
+function parse(frames: string): void {
+  for (const line of frames.split('\n')) {
+    if (!line.startsWith('data: ')) continue;
+    const event = JSON.parse(line.slice('data: '.length)) as { occurredAt: string };
+    latencies.push(Date.now() - Date.parse(event.occurredAt));
+  }
+}
+
+function openStream(index: number): void {
+  const req = request(`${spec.url}/v1/events`, {
+    agent,
+    headers: { authorization: `Bearer ${spec.key}` },
+  });
+  req.on('response', (res) => {
+    let pending = '';
+    let announced = false;
+    res.setEncoding('utf8');
+    res.on('data', (chunk: string) => {
+      if (!announced) {
+        announced = true;
+        if (++open === spec.count) process.stdout.write('ready\n');
+      }
+      if (index >= spec.sampled) return;
+      pending += chunk;
+      const cut = pending.lastIndexOf('\n\n');
+      if (cut === -1) return;
+      parse(pending.slice(0, cut));
+      pending = pending.slice(cut + 2);
+    });
+    res.on('end', () => ended++);
+  });
+  req.on('error', () => ended++);
+  req.end();
+}
+
+for (let index = 0; index < spec.count; index++) openStream(index);
+
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+
+process.on('SIGUSR2', () => {
+  const sorted = [...latencies].sort((a, b) => a - b);
+  latencies = [];
+  process.stdout.write(
+    `${JSON.stringify({
+      open,
+      ended,
+      deliveries: sorted.length,
+      p50: percentile(sorted, 50),
+      p99: percentile(sorted, 99),
+      max: sorted.at(-1) ?? 0,
+    })}\n`,
+  );
+});
+process.once('SIGTERM', () => process.exit(0));
