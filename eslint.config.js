@@ -10,7 +10,7 @@ export default tseslint.config(
       'node_modules/',
       '.data/',
       'coverage/',
-      'tests/generated/',
+      'client/generated/',
       '.scratch/',
     ],
   },

@@ -1,22 +1,35 @@
 import { ConfigError, loadConfig } from '../server/process/config.js';
 import { openConfiguredDatabase } from '../server/process/database.js';
-import { runKeysCli } from './keys/cli.js';
+import { parseKeysCli, type CliDeps } from './keys/cli.js';
+import { runOnEmbedded } from './keys/embedded.js';
 
 /** `npm run keys -- <command>`: operators' tool for API keys, on the service's own database. */
-const exitCode = await runKeysCli(process.argv.slice(2), {
-  withDatabase: async (use) => {
-    const config = loadConfig();
-    const database = await openConfiguredDatabase(config, 1);
-    try {
-      if (config.MIGRATE_ON_START) await database.migrate();
-      return await use(database.db);
-    } finally {
-      await database.close();
-    }
-  },
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
-}).catch((error: unknown) => {
+const argv = process.argv.slice(2);
+
+async function main(): Promise<number> {
+  const command = parseKeysCli(argv);
+  const deps: CliDeps = {
+    withDatabase: async (use) => {
+      const config = loadConfig();
+      const database = await openConfiguredDatabase(config, 1);
+      try {
+        if (config.MIGRATE_ON_START) await database.migrate();
+        return await use(database.db);
+      } finally {
+        await database.close();
+      }
+    },
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+  };
+  // Help and usage errors need no configuration, let alone a database.
+  if (!command.needsDatabase) return command.run(deps);
+  const config = loadConfig();
+  if (config.DATABASE_URL) return command.run(deps);
+  return runOnEmbedded(argv, command, config.PGLITE_DIR, deps);
+}
+
+process.exitCode = await main().catch((error: unknown) => {
   process.stderr.write(
     error instanceof ConfigError
       ? `${error.message}\n`
@@ -24,4 +37,3 @@ const exitCode = await runKeysCli(process.argv.slice(2), {
   );
   return error instanceof ConfigError ? 78 : 1;
 });
-process.exitCode = exitCode;

@@ -9,7 +9,7 @@ export const SNAPSHOT_SERVERS = {
 };
 
 export const OPENAPI_JSON_PATH = 'openapi.json';
-export const CLIENT_TYPES_PATH = 'tests/generated/openapi.ts';
+export const CLIENT_TYPES_PATH = 'client/generated/openapi.ts';
 
 /** The committed interface: the document, and the REST client types generated from it. */
 export async function renderOpenApiArtifacts(): Promise<{ json: string; types: string }> {

@@ -15,13 +15,21 @@ export interface CliDeps {
 /** 0: done; 1: the command could not do what was asked; 2: the command line itself is wrong. */
 export type ExitCode = 0 | 1 | 2;
 
+/** A command line, parsed: what it does, and whether doing it needs the database. */
+export interface KeysCommand {
+  /** True for create, list and revoke written correctly; false for help and usage errors. */
+  readonly needsDatabase: boolean;
+  run(deps: CliDeps): Promise<ExitCode>;
+}
+
 class UsageError extends Error {}
 
 const USAGE = {
   main: `Usage: npm run keys -- <command> [options]
 
 Issues, lists and revokes the API keys of the service's database
-(DATABASE_URL, or the embedded database in PGLITE_DIR).
+(DATABASE_URL, or the embedded database in PGLITE_DIR: through the service
+when it runs there, else on the data folder itself).
 
 Commands:
   create --name <name> [--scope read|write] [--json]   issue a key; its secret is shown only once
@@ -73,7 +81,19 @@ function parse<R>(parseCommandLine: () => R): R {
   }
 }
 
-async function create(args: string[], deps: CliDeps): Promise<ExitCode> {
+function printing(to: 'stdout' | 'stderr', text: string, code: ExitCode): KeysCommand {
+  return {
+    needsDatabase: false,
+    run: (deps) => {
+      deps[to](text);
+      return Promise.resolve(code);
+    },
+  };
+}
+
+const help = (topic: keyof typeof USAGE) => printing('stdout', USAGE[topic], 0);
+
+function create(args: string[]): KeysCommand {
   const { values } = parse(() =>
     parseArgs({
       args,
@@ -85,7 +105,7 @@ async function create(args: string[], deps: CliDeps): Promise<ExitCode> {
       },
     }),
   );
-  if (values.help) return help('create', deps);
+  if (values.help) return help('create');
   const name = values.name?.trim();
   if (!name) throw new UsageError('create needs --name <name>');
   if (name.length > MAX_NAME_LENGTH) {
@@ -95,78 +115,119 @@ async function create(args: string[], deps: CliDeps): Promise<ExitCode> {
     throw new UsageError(`--scope must be read or write, not "${values.scope}"`);
   }
   const scope: ApiKeyScope = values.scope;
-  const issued = await deps.withDatabase((db) => issueApiKey(db, { name, scope }));
-  if (values.json) {
-    deps.stdout(`${JSON.stringify(issued)}\n`);
-  } else {
-    deps.stdout(
-      `Issued API key ${issued.id} ("${issued.name}", scope ${issued.scope}).\n` +
-        `It is shown only this once; store it now:\n\n    ${issued.key}\n\n` +
-        `Call the service with:  Authorization: Bearer <key>\n`,
-    );
-  }
-  return 0;
+  return {
+    needsDatabase: true,
+    run: async (deps) => {
+      const issued = await deps.withDatabase((db) => issueApiKey(db, { name, scope }));
+      if (values.json) {
+        deps.stdout(`${JSON.stringify(issued)}\n`);
+      } else {
+        deps.stdout(
+          `Issued API key ${issued.id} ("${issued.name}", scope ${issued.scope}).\n` +
+            `It is shown only this once; store it now:\n\n    ${issued.key}\n\n` +
+            `Call the service with:  Authorization: Bearer <key>\n`,
+        );
+      }
+      return 0;
+    },
+  };
 }
 
-async function list(args: string[], deps: CliDeps): Promise<ExitCode> {
+function list(args: string[]): KeysCommand {
   const { values } = parse(() =>
     parseArgs({ args, options: { ...HELP, json: { type: 'boolean', default: false } } }),
   );
-  if (values.help) return help('list', deps);
-  const keys = await deps.withDatabase((db) => listApiKeys(db));
-  deps.stdout(values.json ? `${JSON.stringify(keys)}\n` : formatKeyTable(keys));
-  return 0;
+  if (values.help) return help('list');
+  return {
+    needsDatabase: true,
+    run: async (deps) => {
+      const keys = await deps.withDatabase((db) => listApiKeys(db));
+      deps.stdout(values.json ? `${JSON.stringify(keys)}\n` : formatKeyTable(keys));
+      return 0;
+    },
+  };
 }
 
-async function revoke(args: string[], deps: CliDeps): Promise<ExitCode> {
+function revoke(args: string[]): KeysCommand {
   const { values, positionals } = parse(() =>
     parseArgs({ args, options: HELP, allowPositionals: true }),
   );
-  if (values.help) return help('revoke', deps);
+  if (values.help) return help('revoke');
   const [id, ...extra] = positionals;
   if (!id) throw new UsageError('revoke needs the id of the key to revoke');
   if (extra.length > 0)
     throw new UsageError(`revoke takes one id; unexpected "${extra.join(' ')}"`);
   if (/^env-\d+$/.test(id)) {
-    deps.stderr(`Key ${id} comes from the API_KEYS setting; remove it there and restart.\n`);
-    return 1;
+    return printing(
+      'stderr',
+      `Key ${id} comes from the API_KEYS setting; remove it there and restart.\n`,
+      1,
+    );
   }
-  if (!(await deps.withDatabase((db) => revokeApiKey(db, id)))) {
-    deps.stderr(`No active API key has id "${id}" (unknown, or already revoked).\n`);
-    return 1;
-  }
-  deps.stdout(
-    `Revoked API key ${id}. Running servers refuse it within ${KEY_CACHE_TTL_MS / 1000} s.\n`,
-  );
-  return 0;
-}
-
-function help(topic: keyof typeof USAGE, deps: CliDeps): ExitCode {
-  deps.stdout(USAGE[topic]);
-  return 0;
+  return {
+    needsDatabase: true,
+    run: async (deps) => {
+      if (!(await deps.withDatabase((db) => revokeApiKey(db, id)))) {
+        deps.stderr(`No active API key has id "${id}" (unknown, or already revoked).\n`);
+        return 1;
+      }
+      deps.stdout(
+        `Revoked API key ${id}. Running servers refuse it within ${KEY_CACHE_TTL_MS / 1000} s.\n`,
+      );
+      return 0;
+    },
+  };
 }
 
 const COMMANDS = { create, list, revoke } as const;
 
 /** The whole command line, minus the program: `['create', '--name', 'shop front']`. */
-export async function runKeysCli(argv: readonly string[], deps: CliDeps): Promise<ExitCode> {
+export function parseKeysCli(argv: readonly string[]): KeysCommand {
   const [command, ...args] = argv;
-  if (command === '--help' || command === '-h' || command === 'help') return help('main', deps);
-  const run =
+  if (command === '--help' || command === '-h' || command === 'help') return help('main');
+  const parseCommand =
     command !== undefined && Object.hasOwn(COMMANDS, command)
       ? COMMANDS[command as keyof typeof COMMANDS]
       : undefined;
   try {
-    if (!run) {
+    if (!parseCommand) {
       throw new UsageError(
         command === undefined ? 'No command given' : `Unknown command "${command}"`,
       );
     }
-    return await run(args, deps);
+    return parseCommand(args);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    const topic = run ? (command as keyof typeof USAGE) : 'main';
-    deps.stderr(`Error: ${error.message}\n\n${USAGE[topic]}`);
-    return 2;
+    const topic = parseCommand ? (command as keyof typeof USAGE) : 'main';
+    return printing('stderr', `Error: ${error.message}\n\n${USAGE[topic]}`, 2);
   }
+}
+
+export function runKeysCli(argv: readonly string[], deps: CliDeps): Promise<ExitCode> {
+  return parseKeysCli(argv).run(deps);
+}
+
+export interface CliRun {
+  code: ExitCode;
+  stdout: string;
+  stderr: string;
+}
+
+/** The command line with its output collected, for a caller that passes it on. */
+export async function runKeysCliCollected(
+  argv: readonly string[],
+  withDatabase: CliDeps['withDatabase'],
+): Promise<CliRun> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runKeysCli(argv, {
+    withDatabase,
+    stdout: (text) => {
+      stdout += text;
+    },
+    stderr: (text) => {
+      stderr += text;
+    },
+  });
+  return { code, stdout, stderr };
 }

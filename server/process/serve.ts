@@ -1,4 +1,6 @@
 import type { DatabaseHandle } from '../../db/client.js';
+import { claimKeysSocket } from '../admin/keys-socket.js';
+import { adminSocketPath } from '../admin/protocol.js';
 import { openConfiguredDatabase } from './database.js';
 import { createApp } from './app.js';
 import { ensureApiKey } from '../auth/bootstrap.js';
@@ -36,8 +38,10 @@ export async function serve(
   logger: Logger,
   options: { prepare: boolean },
 ): Promise<void> {
+  const keysSocket = await embeddedKeysSocket(config, logger);
   const database = await openConfiguredDatabase(config);
   if (options.prepare) await prepareDatabase(database, config, logger);
+  keysSocket?.serve(database.db);
 
   const app = createApp({
     database,
@@ -63,7 +67,26 @@ export async function serve(
 
   const graceMs = config.SHUTDOWN_TIMEOUT * 1000;
   onShutdownSignal(logger, graceMs, async () => {
+    await keysSocket?.close();
     await app.close(graceMs);
     await database.close();
   });
+}
+
+/**
+ * On the embedded database only one process may open the data folder, so `npm run keys` runs
+ * its commands in the service, over a socket in that folder (docs/api-keys.md). PostgreSQL
+ * needs none: the command line connects to it beside running servers.
+ */
+async function embeddedKeysSocket(config: Config, logger: Logger) {
+  if (config.DATABASE_URL) return undefined;
+  const path = adminSocketPath(config.PGLITE_DIR);
+  if (path) return claimKeysSocket(path, logger);
+  if (!config.PGLITE_DIR.includes('://')) {
+    logger.warn(
+      { dataDir: config.PGLITE_DIR },
+      'PGLITE_DIR is too long a path for the admin socket: stop the service before running npm run keys',
+    );
+  }
+  return undefined;
 }

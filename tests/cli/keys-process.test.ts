@@ -1,33 +1,11 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../db/client.js';
 import { testDatabaseTarget } from '../helpers/database.js';
+import { keysProcess } from '../helpers/keys-cli.js';
 import { startTestServer } from '../helpers/server.js';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
-/** `npm run keys -- ...` as an operator runs it: a separate process, configured by its environment. */
-function keysProcess(
-  args: string[],
-  env: { DATABASE_URL?: string; PGLITE_DIR?: string },
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
-  if (!env.DATABASE_URL) delete childEnv.DATABASE_URL;
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'scripts/keys.ts', ...args],
-      { cwd: ROOT, env: childEnv, timeout: 30_000 },
-      (error, stdout, stderr) => {
-        resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr });
-      },
-    );
-  });
-}
 
 describe('npm run keys, as a separate process', () => {
   it('exits 2 with the usage on a bad command line, before touching any database', async () => {
@@ -80,7 +58,7 @@ async function whileServerRuns(): Promise<void> {
   }
 }
 
-/** PGlite: only one process may open a data folder, so the command runs before the server. */
+/** PGlite with no service running: the command opens the data folder itself. */
 async function beforeServerStarts(): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), 'petstore-keys-'));
   const created = await keysProcess(['create', '--name', 'e2e', '--scope', 'read', '--json'], {

@@ -1,6 +1,6 @@
 import createClient from 'openapi-fetch';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { paths } from '../generated/openapi.js';
+import type { paths } from '../../client/generated/openapi.js';
 import { checkedFetch } from '../helpers/http.js';
 import { TEST_KEY, useTestServer } from '../helpers/server.js';
 
