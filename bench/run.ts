@@ -26,18 +26,21 @@ const { values: args } = parseArgs({
     database: { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
     soak: { type: 'string', default: '60' },
     smoke: { type: 'boolean', default: false },
+    only: { type: 'string' },
     help: { type: 'boolean', default: false },
   },
 });
 if (args.help) {
   process.stdout.write(
     'npm run bench -- [--duration s] [--rounds n] [--soak s] [--connections n] [--database url] [--smoke]\n' +
-      '  --smoke: 1 s per scenario, one round, 2 s soak, no report (CI catches breakage, never timing)\n',
+      '  --smoke: 1 s per scenario, one round, 2 s soak, no report (CI catches breakage, never timing)\n' +
+      '  --only <text>: only the paired rounds of scenarios whose name contains <text>, no report\n',
   );
   process.exit(0);
 }
 
 const smoke = args.smoke;
+const chosen = scenarios.filter(({ name }) => !args.only || name.includes(args.only));
 const duration = smoke ? 1 : Number(args.duration);
 const rounds = smoke ? 1 : Number(args.rounds);
 const soakSeconds = smoke ? 2 : Number(args.soak);
@@ -84,7 +87,7 @@ const auth = { authorization: `Bearer ${KEY}` };
 async function compareWithFloor(floorPid: number, servicePid: number): Promise<ScenarioResult[]> {
   const samples = new Map<string, { floor: Sample[]; service: Sample[] }>();
   for (let round = 0; round < rounds; round++) {
-    for (const scenario of scenarios) {
+    for (const scenario of chosen) {
       const entry = samples.get(scenario.name) ?? { floor: [], service: [] };
       samples.set(scenario.name, entry);
       const floorScenario =
@@ -101,7 +104,7 @@ async function compareWithFloor(floorPid: number, servicePid: number): Promise<S
       }
     }
   }
-  return scenarios.map(({ name, comparedWith }) => {
+  return chosen.map(({ name, comparedWith }) => {
     const { floor, service } = samples.get(name) ?? { floor: [], service: [] };
     return {
       scenario: comparedWith ? `${name} (vs floor ${comparedWith.replace('REST ', '')})` : name,
@@ -130,6 +133,10 @@ try {
   await waitUntilAnswering(`http://127.0.0.1:${FLOOR_PORT}/v1/pets`, auth);
   await waitUntilAnswering(`http://127.0.0.1:${SERVICE_PORT}/readyz`, {});
   const results = await compareWithFloor(floor.pid ?? 0, service.pid ?? 0);
+  if (args.only) {
+    process.stdout.write(`\n${renderTable(results)}\n`);
+    process.exit(0);
+  }
   const soak = await measure(service.pid ?? 0, SERVICE_PORT, soakMix, {
     ...load,
     duration: soakSeconds,
