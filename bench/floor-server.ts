@@ -35,6 +35,21 @@ async function readJson<T = { name: string; categoryId: number; status?: string 
 }
 
 const ORDER_ID_ORDER_LOCK = 7_246_110_844;
+const PET_ID_ORDER_LOCK = 7_246_110_843;
+const EVENT_ORDER_LOCK = 7_246_110_845;
+
+/** The contract records every change as an event in its transaction: the service's statement. */
+function appendEvents(tx: postgres.TransactionSql, events: { type: string; data: unknown }[]) {
+  return tx`
+    with event_order as (select pg_advisory_xact_lock_shared(${EVENT_ORDER_LOCK})),
+    input as (
+      select e.event, e.ord from jsonb_array_elements(${JSON.stringify(events)}::jsonb)
+        with ordinality as e(event, ord)
+    )
+    insert into events (type, data)
+    select (input.event->>'type')::event_type, input.event->'data'
+    from event_order, input order by input.ord`;
+}
 /** The version is read as the service reads it, but the floor sends no ETag: no extra headers. */
 const toPet = (row: postgres.Row) => ({
   id: Number(row.id),
@@ -62,6 +77,7 @@ async function updateStatus(res: ServerResponse, id: number, status: string): Pr
     if (open) return undefined;
     const [updated] =
       await tx`update pets set status = ${status}, version = version + 1 where id = ${id} and deleted_at is null returning id, name, category_id as "categoryId", status, version`;
+    if (updated) await appendEvents(tx, [{ type: 'pet.updated', data: toPet(updated) }]);
     return updated;
   });
   if (!pet) {
@@ -77,10 +93,17 @@ async function placeOrder(res: ServerResponse, petId: number): Promise<void> {
     const [pet] =
       await tx`select id, name, category_id, status, version from pets where id = ${petId} and deleted_at is null for update`;
     if (pet?.status !== 'available') return undefined;
-    await tx`update pets set status = 'pending', version = version + 1 where id = ${petId} and deleted_at is null returning id`;
-    await tx`select pg_advisory_xact_lock(${ORDER_ID_ORDER_LOCK})`;
+    const [reserved] =
+      await tx`update pets set status = 'pending', version = version + 1 where id = ${petId} and deleted_at is null returning id, name, category_id as "categoryId", status, version`;
+    await tx`select pg_advisory_xact_lock_shared(${ORDER_ID_ORDER_LOCK})`;
     const [row] =
       await tx`insert into orders (pet_id) values (${petId}) returning id, pet_id, status, placed_at, updated_at`;
+    if (row && reserved) {
+      await appendEvents(tx, [
+        { type: 'order.placed', data: toOrder(row) },
+        { type: 'pet.updated', data: toPet(reserved) },
+      ]);
+    }
     return row;
   });
   if (!order) {
@@ -98,9 +121,16 @@ async function cancelOrder(res: ServerResponse, id: number): Promise<void> {
     await tx`select id from pets where id = ${seen.pet_id as string} and deleted_at is null for update`;
     const [row] = await tx`select id, status from orders where id = ${id} for update`;
     if (row?.status !== 'placed' && row?.status !== 'approved') return undefined;
-    await tx`update pets set status = 'available', version = version + 1 where id = ${seen.pet_id as string} returning id`;
+    const [freed] =
+      await tx`update pets set status = 'available', version = version + 1 where id = ${seen.pet_id as string} returning id, name, category_id as "categoryId", status, version`;
     const [updated] =
       await tx`update orders set status = 'cancelled', updated_at = now() where id = ${id} returning id, pet_id, status, placed_at, updated_at`;
+    if (updated && freed) {
+      await appendEvents(tx, [
+        { type: 'order.updated', data: toOrder(updated) },
+        { type: 'pet.updated', data: toPet(freed) },
+      ]);
+    }
     return updated;
   });
   if (!order) {
@@ -132,8 +162,21 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   }
   if (url.pathname === '/v1/pets' && req.method === 'POST') {
     const pet = await readJson(req);
-    const [row] =
-      await sql`insert into pets (name, category_id, status) values (${pet.name}, ${pet.categoryId}, ${pet.status ?? 'available'}) returning id, name, category_id as "categoryId", status, version`;
+    const [row] = await sql`
+        with id_order as (select pg_advisory_xact_lock(${PET_ID_ORDER_LOCK})),
+        inserted as (
+          insert into pets (name, category_id, status)
+          select ${pet.name}, ${pet.categoryId}::bigint, ${pet.status ?? 'available'}::pet_status from id_order
+          returning id, name, category_id, status, version
+        ),
+        event_order as (select pg_advisory_xact_lock_shared(${EVENT_ORDER_LOCK}) from id_order),
+        appended as (
+          insert into events (type, data)
+          select 'pet.created', jsonb_build_object(
+            'id', i.id, 'name', i.name, 'categoryId', i.category_id, 'status', i.status)
+          from event_order, inserted as i
+        )
+        select i.id, i.name, i.category_id as "categoryId", i.status from inserted as i`;
     const created = toPet(row ?? {});
     send(res, 201, created, { location: `http://floor/v1/pets/${created.id}` });
     return;

@@ -135,6 +135,7 @@ try {
   const results = await compareWithFloor(floor.pid ?? 0, service.pid ?? 0);
   if (args.only) {
     process.stdout.write(`\n${renderTable(results)}\n`);
+    await Promise.all([stop(floor), stop(service)]);
     process.exit(0);
   }
   const soak = await measure(service.pid ?? 0, SERVICE_PORT, soakMix, {

@@ -12,35 +12,30 @@ export interface NewEvent {
 
 export type EventRow = Pick<typeof events.$inferSelect, 'id' | 'type' | 'occurredAt' | 'data'>;
 
-/** Notified on commit of every transaction that appends events; the payload is the last id. */
+/** Notified after changes commit (server/events/notifier.ts); feeds listen on it. */
 export const EVENTS_CHANNEL = 'petstore_events';
 
 /**
- * The same on every instance, and distinct from the other advisory locks. Held from an event's
- * insert until its transaction ends, so event ids become visible in ascending order.
+ * The same on every instance, and distinct from the other advisory locks. Writers hold it
+ * shared from drawing their events' ids until they end; a reader takes it exclusively before it
+ * reads (eventsAfter), which waits for every writer that drew ids to commit or roll back, and
+ * makes writers that come after it draw theirs once it is done. So a reader never sees an id
+ * while a smaller one can still commit, without writers waiting for each other's commits.
  */
 export const EVENT_ORDER_LOCK = 7_246_110_845;
 
-/**
- * Appends events as the last statement of a transaction. The lock makes a later transaction's
- * events wait for this commit before drawing their ids, and the notification is sent by
- * PostgreSQL only if and when the transaction commits.
- */
+/** Appends events as the last statement of a transaction, under the shared lock above. */
 export async function appendEvents(tx: Database, newEvents: readonly NewEvent[]): Promise<void> {
   if (newEvents.length === 0) return;
   await tx.execute(sql`
-    with event_order as (select pg_advisory_xact_lock(${EVENT_ORDER_LOCK})),
+    with event_order as (select pg_advisory_xact_lock_shared(${EVENT_ORDER_LOCK})),
     input as (
       select e.event, e.ord from jsonb_array_elements(${JSON.stringify(newEvents)}::jsonb)
         with ordinality as e(event, ord)
-    ),
-    appended as (
-      insert into events (type, data)
-      select (input.event->>'type')::event_type, input.event->'data'
-      from event_order, input order by input.ord
-      returning id
     )
-    select pg_notify(${EVENTS_CHANNEL}, max(id)::text) from appended`);
+    insert into events (type, data)
+    select (input.event->>'type')::event_type, input.event->'data'
+    from event_order, input order by input.ord`);
 }
 
 const eventColumns = {
@@ -50,20 +45,33 @@ const eventColumns = {
   data: events.data,
 };
 
-/** Events after `after`, in id order, at most `limit`. */
+/**
+ * Events after `after`, in id order, at most `limit`: every one whose id is below the highest
+ * returned has committed, so a reader that goes on after that id misses none (see the lock).
+ */
 export function eventsAfter(db: Database, after: number, limit: number): Promise<EventRow[]> {
-  return db
-    .select(eventColumns)
-    .from(events)
-    .where(gt(events.id, after))
-    .orderBy(asc(events.id))
-    .limit(limit);
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${EVENT_ORDER_LOCK})`);
+    // A statement of its own, so its snapshot is taken once the writers before it are done.
+    return tx
+      .select(eventColumns)
+      .from(events)
+      .where(gt(events.id, after))
+      .orderBy(asc(events.id))
+      .limit(limit);
+  });
 }
 
-/** The highest event id there is, or 0: where a stream that does not resume starts. */
-export async function lastEventId(db: Database): Promise<number> {
-  const [row] = await db.select({ id: sql<string | null>`max(${events.id})` }).from(events);
-  return Number(row?.id ?? 0);
+/**
+ * The highest event id there is, or 0: where a stream that does not resume starts. Read past
+ * the same barrier as eventsAfter, so no smaller id can still commit.
+ */
+export function lastEventId(db: Database): Promise<number> {
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${EVENT_ORDER_LOCK})`);
+    const [row] = await tx.select({ id: sql<string | null>`max(${events.id})` }).from(events);
+    return Number(row?.id ?? 0);
+  });
 }
 
 /** The highest event id the retention purge has deleted (0 when none). */

@@ -17,7 +17,11 @@ const orderColumns = {
   updatedAt: orders.updatedAt,
 };
 
-/** The same on every instance, and distinct from the other advisory locks (db/migrate.ts, pets). */
+/**
+ * The same on every instance, and distinct from the other advisory locks. Placing an order
+ * holds it shared from drawing the order's id until the transaction ends; a page of orders is
+ * read after taking it exclusively, which waits for those transactions (as for events).
+ */
 const ORDER_ID_ORDER_LOCK = 7_246_110_844;
 
 export async function findOrder(db: Database, id: number): Promise<OrderRow | undefined> {
@@ -42,12 +46,11 @@ export async function findOpenOrder(tx: Database, petId: number): Promise<OrderR
 }
 
 /**
- * Places an order for a pet the caller has locked. Inserts are serialised until commit by a
- * transaction-scoped lock, so that order ids become visible in ascending order and a reader
- * paging by id never passes one that commits later (as insertPet does for pets).
+ * Places an order for a pet the caller has locked, under the shared lock above: a reader
+ * paging by id never passes an order id that commits later.
  */
 export async function insertOrder(tx: Database, petId: number): Promise<OrderRow> {
-  await tx.execute(sql`select pg_advisory_xact_lock(${ORDER_ID_ORDER_LOCK})`);
+  await tx.execute(sql`select pg_advisory_xact_lock_shared(${ORDER_ID_ORDER_LOCK})`);
   const [order] = await tx.insert(orders).values({ petId }).returning(orderColumns);
   if (!order) throw new Error('INSERT ... RETURNING returned no row');
   return order;
@@ -67,7 +70,10 @@ export async function setOrderStatus(
   return order;
 }
 
-/** One keyset page of orders after `after` in id order, optionally of one status and pet. */
+/**
+ * One keyset page of orders after `after` in id order, optionally of one status and pet, read
+ * once every order whose id was drawn before has committed or rolled back.
+ */
 export function listOrders(
   db: Database,
   options: {
@@ -78,16 +84,20 @@ export function listOrders(
   },
 ): Promise<OrderRow[]> {
   const { limit, after, status, petId } = options;
-  return db
-    .select(orderColumns)
-    .from(orders)
-    .where(
-      and(
-        gt(orders.id, after),
-        status === undefined ? undefined : eq(orders.status, status),
-        petId === undefined ? undefined : eq(orders.petId, petId),
-      ),
-    )
-    .orderBy(asc(orders.id))
-    .limit(limit);
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${ORDER_ID_ORDER_LOCK})`);
+    // A statement of its own, so its snapshot is taken once those orders are settled.
+    return tx
+      .select(orderColumns)
+      .from(orders)
+      .where(
+        and(
+          gt(orders.id, after),
+          status === undefined ? undefined : eq(orders.status, status),
+          petId === undefined ? undefined : eq(orders.petId, petId),
+        ),
+      )
+      .orderBy(asc(orders.id))
+      .limit(limit);
+  });
 }

@@ -2,7 +2,7 @@ import { and, asc, eq, fillPlaceholders, gt, isNull, sql, type SQL } from 'drizz
 import { QueryBuilder } from 'drizzle-orm/pg-core';
 import { arrayRowReader, findArrayRowReader } from '../array-rows.js';
 import { executeRows, type Database } from '../database.js';
-import { EVENT_ORDER_LOCK, EVENTS_CHANNEL } from './events.js';
+import { EVENT_ORDER_LOCK } from './events.js';
 import { DATABASE_CASING, pets } from '../schema.js';
 
 export type PetStatus = (typeof pets.status.enumValues)[number];
@@ -131,8 +131,8 @@ export async function insertPet(db: Database, pet: NewPetRow): Promise<Versioned
  * Inserts several pets in one statement under the same lock as insertPet: one commit, so the
  * whole group becomes visible at once and commit order still matches id order. The same
  * statement appends a `pet.created` event for each (its data the pet as the API shows it; see
- * appendEvents for the event lock and the notification). The result is in input order: each
- * input gets a row with its own fields.
+ * appendEvents for the event lock). The result is in input order: each input gets a row with
+ * its own fields.
  */
 export async function insertPets(
   db: Database,
@@ -152,16 +152,14 @@ export async function insertPets(
       from id_order, input order by input.ord
       returning id, name, category_id, status, version
     ),
-    event_order as (select pg_advisory_xact_lock(${EVENT_ORDER_LOCK}) from id_order),
+    event_order as (select pg_advisory_xact_lock_shared(${EVENT_ORDER_LOCK}) from id_order),
     appended as (
       insert into events (type, data)
       select 'pet.created', jsonb_build_object(
         'id', i.id, 'name', i.name, 'categoryId', i.category_id, 'status', i.status)
       from event_order, inserted as i order by i.id
-      returning id
-    ),
-    notified as (select pg_notify(${EVENTS_CHANNEL}, max(id)::text) as sent from appended)
-    select i.*, (select count(*) from notified) as notified from inserted as i`,
+    )
+    select * from inserted`,
   );
   const created = rows.map((row) => ({
     ...toPet(row.id, row.name, row.category_id, row.status),

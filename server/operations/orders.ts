@@ -59,6 +59,7 @@ export const placeOrder = defineMutation({
           place,
         )
       : { ...(await ctx.db.transaction(place)), replayed: false };
+    if (!replayed) ctx.notifyChange();
     ctx.responseHeaders.location = `${ctx.baseUrl}/store/orders/${body.id}`;
     if (replayed) ctx.responseHeaders['idempotent-replayed'] = 'true';
     return body;
@@ -159,6 +160,9 @@ export const updateOrder = defineMutation({
       415: 'The body is neither application/json nor application/merge-patch+json.',
     },
   },
-  handler: async (ctx, { orderId, status }) =>
-    orderBody(await ctx.db.transaction((tx) => moveOrder(tx, orderId, status))),
+  handler: async (ctx, { orderId, status }) => {
+    const order = await ctx.db.transaction((tx) => moveOrder(tx, orderId, status));
+    ctx.notifyChange();
+    return orderBody(order);
+  },
 });

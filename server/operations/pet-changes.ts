@@ -37,6 +37,7 @@ export const updatePet = defineMutation({
   },
   handler: async (ctx, { petId, ...patch }) => {
     const pet = await ctx.db.transaction((tx) => patchPet(tx, petId, patch, ctx.ifMatch));
+    ctx.notifyChange();
     const { body, headers } = petAnswer(pet);
     Object.assign(ctx.responseHeaders, headers);
     return body;
@@ -69,5 +70,6 @@ export const deletePet = defineMutation({
   },
   handler: async (ctx, { petId }) => {
     await ctx.db.transaction((tx) => removePet(tx, petId, ctx.ifMatch));
+    ctx.notifyChange();
   },
 });

@@ -114,6 +114,7 @@ export const createPet = defineMutation({
           async (tx) => petAnswer(await insertPet(tx, input)),
         )
       : { ...petAnswer(await insertPetGrouped(ctx.db, input)), replayed: false };
+    if (!replayed) ctx.notifyChange();
     Object.assign(ctx.responseHeaders, headers);
     ctx.responseHeaders.location = `${ctx.baseUrl}/pets/${body.id}`;
     if (replayed) ctx.responseHeaders['idempotent-replayed'] = 'true';

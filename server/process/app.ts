@@ -6,6 +6,7 @@ import { Authenticator } from '../auth/authenticator.js';
 import { createRequestHandler } from '../http/pipeline/handler.js';
 import { trackInFlight } from '../http/pipeline/in-flight.js';
 import { fastPathVerified, installedTrpcVersion, TRPC_WIRE_VERSION } from '../http/trpc/wire.js';
+import { createChangeNotifier } from '../events/notifier.js';
 import { startEventRetention } from '../events/retention.js';
 import { EventStreams } from '../events/streams.js';
 import { startIdempotencyPurge } from '../idempotency/purge.js';
@@ -130,9 +131,11 @@ export function createApp(options: AppOptions): App {
     perKeyLimit: options.eventStreamsPerKey ?? DEFAULT_STREAMS_PER_KEY,
     maxQueued: options.eventStreamBuffer ?? DEFAULT_STREAM_BUFFER,
   });
+  const notifier = createChangeNotifier(database, logger);
   const handler = createRequestHandler({
     router: api.router,
     streams,
+    notifier,
     operations: api.operations,
     database,
     authenticator,
@@ -210,6 +213,7 @@ export function createApp(options: AppOptions): App {
         }, graceMs);
         purge.stop();
         retention.stop();
+        notifier.stop();
         server.close(() => {
           clearTimeout(force);
           resolve();

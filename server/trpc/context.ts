@@ -34,6 +34,8 @@ export interface ContextOptions {
   streams?: EventStreams | undefined;
   /** Drops the request's connection: how a stream whose client stopped reading is cut off. */
   closeConnection?: () => void;
+  /** Tells the event streams of every process that a change committed. */
+  notifyChange?: () => void;
 }
 
 export interface Context extends Required<
@@ -69,6 +71,7 @@ export function createContextInner(options: ContextOptions): Context {
     responseHeaders: options.responseHeaders ?? {},
     streams: options.streams,
     closeConnection: options.closeConnection ?? (() => undefined),
+    notifyChange: options.notifyChange ?? (() => undefined),
     cursors: cursorCodecFor(options.cursorSecret ?? DEFAULT_CURSOR_SECRET),
   };
 }

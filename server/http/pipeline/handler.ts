@@ -3,6 +3,7 @@ import type { AnyTRPCRouter, TRPCError } from '@trpc/server';
 import type { DatabaseHandle } from '../../../db/client.js';
 import type { Authenticator } from '../../auth/authenticator.js';
 import type { FailureBudget } from '../../auth/failure-budget.js';
+import type { ChangeNotifier } from '../../events/notifier.js';
 import type { EventStreams } from '../../events/streams.js';
 import type { AnyOperation } from '../../operations/define.js';
 import { summarizeError } from '../../process/error-summary.js';
@@ -26,6 +27,7 @@ export interface HandlerDeps {
   router: AnyTRPCRouter;
   operations: ReadonlyMap<string, AnyOperation>;
   streams: EventStreams;
+  notifier: ChangeNotifier;
   database: DatabaseHandle;
   authenticator: Authenticator;
   /** Absent when rate limiting is off. */
@@ -119,6 +121,7 @@ export function createRequestHandler(deps: HandlerDeps) {
       responseHeaders: state.headers,
       streams: deps.streams,
       closeConnection: () => res.destroy(),
+      notifyChange: deps.notifier.changed,
     });
     await endpoint.serve({ req, res, state, ctx, body });
   }
