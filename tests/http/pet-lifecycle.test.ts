@@ -65,6 +65,7 @@ describe('PATCH /v1/pets/{petId} bodies', () => {
     ['a null status', { status: null }, 'status'],
     ['an id', { id: 1, name: 'x' }, 'id'],
     ['an unknown field', { colour: 'brown' }, 'colour'],
+    ['the path parameter', { petId: 1, name: 'x' }, 'petId'],
     ['a blank name', { name: ' ' }, 'name'],
     ['a category of 0', { categoryId: 0 }, 'categoryId'],
     ['an unknown status', { status: 'lost' }, 'status'],
