@@ -37,8 +37,9 @@ async function placed(): Promise<{ pet: Pet; order: Order }> {
 }
 
 describe('POST /v1/store/orders', () => {
-  it('places an order: 201, its Location, and the pet pending', async () => {
+  it('places an order: 201, its Location, and the pet pending at a new version', async () => {
     const pet = await petWith();
+    const etag = (await server.api('GET', `/v1/pets/${pet.id}`)).headers.get('etag') ?? '';
     const response = await place({ petId: pet.id });
     expect(response.status).toBe(201);
     expect(response.body).toMatchObject({ petId: pet.id, status: 'placed' });
@@ -48,6 +49,11 @@ describe('POST /v1/store/orders', () => {
     const got = await server.api<Order>('GET', new URL(location ?? '').pathname);
     expect(got.body).toEqual(response.body);
     expect(await petStatus(pet.id)).toBe('pending');
+    const stale = await server.api('PATCH', `/v1/pets/${pet.id}`, {
+      body: { name: 'Written before the order' },
+      headers: { 'if-match': etag },
+    });
+    expect(stale.status).toBe(412);
   });
 
   it('refuses a pet that is pending or sold with 409, and places nothing', async () => {
