@@ -13,7 +13,7 @@ beforeAll(async () => {
   readKey = (await issueApiKey(server.database.handle.db, { name: 'reader', scope: 'read' })).key;
 });
 
-/** An answer's body as these tests look at it: a pet, or an Error. */
+/** The fields of an Error these tests read; a pet in a 200 is compared whole. */
 type ErrorBody = { code: string; message: string; issues?: { path: string }[] };
 
 async function created(status: PetStatus = 'available') {
