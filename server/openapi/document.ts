@@ -19,16 +19,25 @@ const TAGS = [
   { name: 'events', description: 'Every change, as it happens (experimental).' },
 ];
 
+/** A strictObject refuses unknown fields: its catchall is never. */
+function refusesUnknownFields(input: AnyOperation['input']): boolean {
+  const { catchall } = input.def as { catchall?: { def: { type: string } } };
+  return catchall?.def.type === 'never';
+}
+
 /**
  * The library inlines the body schema (rendered for input: defaulted fields optional). Keep that
  * rendering as the named component, point the body at it, under every media type it takes.
+ * When it drops path parameters from a refined object it rebuilds a plain z.object, losing
+ * `additionalProperties: false`; the input still refuses unknown fields, so the body says so.
  */
 function nameRequestBody(operation: Json, { rest, input }: AnyOperation, named: SchemaMap): void {
   const id = input.meta()?.id;
   const body = operation.requestBody as { content?: Record<string, Json> } | undefined;
   const media = body?.content?.['application/json'];
   if (typeof id !== 'string' || !body || !media) return;
-  named[id] = media.schema as SchemaMap[string];
+  const rendered = media.schema as SchemaMap[string];
+  named[id] = refusesUnknownFields(input) ? { ...rendered, additionalProperties: false } : rendered;
   const schema = { $ref: `#/components/schemas/${id}` };
   const types = rest?.bodyTypes ?? ['application/json'];
   body.content = Object.fromEntries(types.map((type) => [type, { schema }]));

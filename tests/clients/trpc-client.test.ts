@@ -1,22 +1,30 @@
 import { createTRPCClient, httpBatchLink, httpLink, TRPCClientError } from '@trpc/client';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { AppRouter } from '../../server/routers/_app.js';
+import type { Order } from '../../server/schemas/order.js';
 import type { Pet } from '../../server/schemas/pet.js';
 import { TEST_KEY, useTestServer } from '../helpers/server.js';
 import { checkedFetch } from '../helpers/http.js';
 
 const server = useTestServer();
 
-function clientWith(key: string | null) {
+function clientWith(key: string | null, headers: Record<string, string> = {}) {
   return createTRPCClient<AppRouter>({
     links: [
       httpLink({
         url: `${server.origin}/trpc`,
-        headers: key === null ? {} : { authorization: `Bearer ${key}` },
+        headers: key === null ? headers : { authorization: `Bearer ${key}`, ...headers },
         fetch: checkedFetch(server.conformance),
       }),
     ],
   });
+}
+
+/** The TRPCClientError a call rejected with, typed by the router. */
+async function failure(call: Promise<unknown>): Promise<TRPCClientError<AppRouter>> {
+  const error: unknown = await call.catch((cause: unknown) => cause);
+  expect(error).toBeInstanceOf(TRPCClientError);
+  return error as TRPCClientError<AppRouter>;
 }
 
 /** A TypeScript front-end, typed by AppRouter, calling over HTTP. */
@@ -69,6 +77,56 @@ describe('@trpc/client typed by AppRouter', () => {
       .pets.get.query({ petId: 999999 })
       .catch((cause: unknown) => cause);
     expect((error as TRPCClientError<AppRouter>).message).toBe('No pet with id 999999');
+  });
+});
+
+describe('@trpc/client on the store procedures', () => {
+  it('updates and deletes a pet, with If-Match as a header of the client', async () => {
+    const client = clientWith(TEST_KEY);
+    const pet = await client.pets.create.mutate({ name: 'Clover', categoryId: 5 });
+    const updated = await client.pets.update.mutate({ petId: pet.id, status: 'pending' });
+    expectTypeOf(updated).toEqualTypeOf<Pet>();
+    expect(updated).toEqual({ ...pet, status: 'pending' });
+
+    const stale = clientWith(TEST_KEY, { 'if-match': `"${pet.id}.1"` });
+    const refused = await failure(stale.pets.update.mutate({ petId: pet.id, name: 'Late' }));
+    expect(refused.data).toMatchObject({ code: 'PRECONDITION_FAILED', httpStatus: 412 });
+
+    const sold = await client.pets.update.mutate({ petId: pet.id, status: 'sold' });
+    const final = await failure(client.pets.update.mutate({ petId: sold.id, status: 'available' }));
+    expect(final.data?.code).toBe('CONFLICT');
+    expect(final.message).toMatch(/sold.*available/);
+
+    const deleted = await client.pets.delete.mutate({ petId: pet.id });
+    expect(deleted).toBeUndefined();
+    const again = await failure(client.pets.delete.mutate({ petId: pet.id }));
+    expect(again.data?.code).toBe('NOT_FOUND');
+  });
+
+  it('places, gets, lists and moves an order', async () => {
+    const client = clientWith(TEST_KEY);
+    const pet = await client.pets.create.mutate({ name: 'Juniper', categoryId: 1 });
+    const order = await client.orders.place.mutate({ petId: pet.id });
+    expectTypeOf(order).toEqualTypeOf<Order>();
+    expect(order).toMatchObject({ petId: pet.id, status: 'placed' });
+    const taken = await failure(client.orders.place.mutate({ petId: pet.id }));
+    expect(taken.data).toMatchObject({ code: 'CONFLICT', httpStatus: 409 });
+
+    await expect(client.orders.get.query({ orderId: order.id })).resolves.toEqual(order);
+    await expect(client.orders.list.query({ petId: pet.id })).resolves.toEqual([order]);
+    const page = await client.orders.listPage.query({ petId: pet.id, limit: 1 });
+    expect(page).toEqual({ items: [order], nextCursor: null });
+
+    const cancelled = await client.orders.update.mutate({ orderId: order.id, status: 'cancelled' });
+    expect(cancelled.status).toBe('cancelled');
+    await expect(client.pets.get.query({ petId: pet.id })).resolves.toMatchObject({
+      status: 'available',
+    });
+    const invalid = await failure(
+      // @ts-expect-error an order status outside OrderStatus does not compile
+      client.orders.update.mutate({ orderId: order.id, status: 'shipped' }),
+    );
+    expect(invalid.data?.code).toBe('BAD_REQUEST');
   });
 });
 

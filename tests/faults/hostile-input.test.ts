@@ -19,11 +19,22 @@ interface ErrorLike {
   status?: number;
 }
 
+/**
+ * What in an answer looks like a leak and was not sent by the caller: a 400 names unknown
+ * fields, so a generated field called `.ts-` comes back and is no leak.
+ */
+function leaksIn(answer: string, sent: string): string[] {
+  const found = answer.match(new RegExp(LEAK.source, 'gi')) ?? [];
+  return found.filter((text) => !sent.toLowerCase().includes(text.toLowerCase()));
+}
+
 /** server.api already checks every response against the OpenAPI document. */
 async function call(method: string, path: string, options: Parameters<TestServer['api']>[2] = {}) {
   const response = await server.api<ErrorLike>(method, path, options);
   expect(response.status, `${method} ${path}`).toBeLessThan(500);
-  expect(JSON.stringify(response.body)).not.toMatch(LEAK);
+  const { body, headers = {} } = options;
+  const sent = `${path} ${JSON.stringify(headers)} ${typeof body === 'string' ? body : JSON.stringify(body)}`;
+  expect(leaksIn(JSON.stringify(response.body), sent)).toEqual([]);
   return response;
 }
 

@@ -93,6 +93,10 @@ describe('GET /v1/openapi.json', () => {
       'PetPatch',
       'PetStatus',
     ]);
+    // Every body refuses unknown fields, so its schema says so too.
+    for (const body of ['NewPet', 'PetPatch', 'NewOrder', 'OrderPatch']) {
+      expect(schemas[body].additionalProperties, body).toBe(false);
+    }
     expect(schemas.Order.properties.petId).toMatchObject({ type: 'integer', format: 'int64' });
     expect(schemas.PetPatch.properties).not.toHaveProperty('petId');
     const patch = served.paths['/pets/{petId}'].patch;

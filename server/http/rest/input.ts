@@ -67,7 +67,23 @@ export function bodyInput(
   }
   if (route.pathParams.length === 0) return body.value;
   const { value } = body;
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-    ? { ...value, ...pathInput(route, captures) }
-    : value;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  // The path names the resource; the same name in the body is a field the body does not have,
+  // refused as every unknown field is, rather than silently overwritten by the path's value.
+  const named = route.pathParams.filter((key) => Object.hasOwn(value, key));
+  if (named.length > 0) {
+    throw new TRPCError({
+      code: 'BAD_REQUEST',
+      cause: new z.ZodRealError([
+        {
+          code: 'unrecognized_keys',
+          keys: named,
+          path: [],
+          message: 'Unrecognized keys',
+          input: value as Record<string, unknown>,
+        },
+      ]),
+    });
+  }
+  return { ...value, ...pathInput(route, captures) };
 }

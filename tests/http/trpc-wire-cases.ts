@@ -1,0 +1,193 @@
+import type { Order } from '../../server/schemas/order.js';
+import type { Pet } from '../../server/schemas/pet.js';
+import type { ApiClient } from '../helpers/http.js';
+
+/** One call of tests/http/trpc-wire.test.ts, made once on each server. */
+export interface WireCase {
+  procedure: string;
+  input?: unknown;
+  /**
+   * Makes what the call needs (a pet, an order) and returns its input; run once per server, so
+   * each server's call meets the same state. Ids differ between the two and are normalised.
+   */
+  prepare?: (api: ApiClient) => Promise<unknown>;
+  /** Sent as the body or the `input` parameter exactly as given, instead of as JSON. */
+  raw?: string;
+  kind: 'query' | 'mutation';
+  key?: string;
+  headers?: Record<string, string>;
+}
+
+async function created<T>(api: ApiClient, path: string, body: unknown): Promise<T> {
+  const response = await api<T>('POST', path, { body });
+  if (response.status !== 201) throw new Error(`POST ${path}: ${response.status}`);
+  return response.body;
+}
+
+const pet = (api: ApiClient, status: Pet['status'] = 'available') =>
+  created<Pet>(api, '/v1/pets', { name: 'Wire', categoryId: 1, status });
+
+const order = async (api: ApiClient) =>
+  created<Order>(api, '/v1/store/orders', { petId: (await pet(api)).id });
+
+const MISSING = 9_000_000;
+
+/** updatePet, deletePet and the order operations: each success and each error they end in. */
+export const storeCases: [string, WireCase][] = [
+  [
+    'pets.update',
+    {
+      procedure: 'pets.update',
+      kind: 'mutation',
+      prepare: async (api) => ({ petId: (await pet(api)).id, name: 'Renamed', status: 'sold' }),
+    },
+  ],
+  [
+    'pets.update, the same status',
+    {
+      procedure: 'pets.update',
+      kind: 'mutation',
+      prepare: async (api) => ({ petId: (await pet(api, 'sold')).id, status: 'sold' }),
+    },
+  ],
+  ['pets.update, empty patch', { procedure: 'pets.update', kind: 'mutation', input: { petId: 1 } }],
+  [
+    'pets.update, null',
+    { procedure: 'pets.update', kind: 'mutation', input: { petId: 1, name: null } },
+  ],
+  [
+    'pets.update, unknown pet',
+    { procedure: 'pets.update', kind: 'mutation', input: { petId: MISSING, name: 'x' } },
+  ],
+  [
+    'pets.update, refused move',
+    {
+      procedure: 'pets.update',
+      kind: 'mutation',
+      prepare: async (api) => ({ petId: (await pet(api, 'sold')).id, status: 'available' }),
+    },
+  ],
+  [
+    'pets.update, stale If-Match',
+    {
+      procedure: 'pets.update',
+      kind: 'mutation',
+      headers: { 'if-match': '"0.0"' },
+      prepare: async (api) => ({ petId: (await pet(api)).id, name: 'Stale' }),
+    },
+  ],
+  [
+    'pets.update, read key',
+    { procedure: 'pets.update', kind: 'mutation', input: { petId: 1, name: 'x' }, key: 'READ' },
+  ],
+  [
+    'pets.delete',
+    {
+      procedure: 'pets.delete',
+      kind: 'mutation',
+      prepare: async (api) => ({ petId: (await pet(api)).id }),
+    },
+  ],
+  [
+    'pets.delete, unknown pet',
+    { procedure: 'pets.delete', kind: 'mutation', input: { petId: MISSING } },
+  ],
+  [
+    'pets.delete, open order',
+    {
+      procedure: 'pets.delete',
+      kind: 'mutation',
+      prepare: async (api) => ({ petId: (await order(api)).petId }),
+    },
+  ],
+  [
+    'pets.delete, * for a missing pet',
+    {
+      procedure: 'pets.delete',
+      kind: 'mutation',
+      input: { petId: MISSING },
+      headers: { 'if-match': '*' },
+    },
+  ],
+  [
+    'orders.place',
+    {
+      procedure: 'orders.place',
+      kind: 'mutation',
+      prepare: async (api) => ({ petId: (await pet(api)).id }),
+    },
+  ],
+  [
+    'orders.place, pet not available',
+    {
+      procedure: 'orders.place',
+      kind: 'mutation',
+      prepare: async (api) => ({ petId: (await pet(api, 'pending')).id }),
+    },
+  ],
+  [
+    'orders.place, no such pet',
+    { procedure: 'orders.place', kind: 'mutation', input: { petId: MISSING } },
+  ],
+  [
+    'orders.place, invalid',
+    { procedure: 'orders.place', kind: 'mutation', input: { petId: 'one' } },
+  ],
+  [
+    'orders.place, read key',
+    { procedure: 'orders.place', kind: 'mutation', input: { petId: 1 }, key: 'READ' },
+  ],
+  ['orders.list', { procedure: 'orders.list', kind: 'query', input: { limit: 2 } }],
+  ['orders.list without input', { procedure: 'orders.list', kind: 'query' }],
+  [
+    'orders.list, altered cursor',
+    { procedure: 'orders.list', kind: 'query', input: { cursor: 'x.y' } },
+  ],
+  ['orders.listPage', { procedure: 'orders.listPage', kind: 'query', input: { limit: 1 } }],
+  [
+    'orders.listPage, invalid',
+    { procedure: 'orders.listPage', kind: 'query', input: { status: 'lost' } },
+  ],
+  [
+    'orders.get',
+    {
+      procedure: 'orders.get',
+      kind: 'query',
+      prepare: async (api) => ({ orderId: (await order(api)).id }),
+    },
+  ],
+  ['orders.get, unknown', { procedure: 'orders.get', kind: 'query', input: { orderId: MISSING } }],
+  [
+    'orders.update',
+    {
+      procedure: 'orders.update',
+      kind: 'mutation',
+      prepare: async (api) => ({ orderId: (await order(api)).id, status: 'cancelled' }),
+    },
+  ],
+  [
+    'orders.update, refused move',
+    {
+      procedure: 'orders.update',
+      kind: 'mutation',
+      prepare: async (api) => ({ orderId: (await order(api)).id, status: 'delivered' }),
+    },
+  ],
+  [
+    'orders.update, unknown order',
+    {
+      procedure: 'orders.update',
+      kind: 'mutation',
+      input: { orderId: MISSING, status: 'approved' },
+    },
+  ],
+  [
+    'orders.update, read key',
+    {
+      procedure: 'orders.update',
+      kind: 'mutation',
+      input: { orderId: 1, status: 'approved' },
+      key: 'READ',
+    },
+  ],
+];
