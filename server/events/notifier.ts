@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { DatabaseHandle } from '../../db/client.js';
 import { EVENTS_CHANNEL } from '../../db/queries/events.js';
 import type { Logger } from '../process/logger.js';
+import { summarizeError } from '../process/error-summary.js';
 
 /** Changes committed within this window share one notification. */
 const COALESCE_MS = 5;
@@ -26,7 +27,10 @@ export function createChangeNotifier(database: DatabaseHandle, logger: Logger) {
       (error: unknown) => {
         if (warned) return;
         warned = true;
-        logger.warn({ err: error }, 'could not notify event streams of a change');
+        logger.warn(
+          { err: summarizeError(error, { stack: false }) },
+          'could not notify event streams of a change',
+        );
       },
     );
   };

@@ -1,4 +1,5 @@
 import type { Logger } from './logger.js';
+import { summarizeError } from './error-summary.js';
 
 /** Time allowed to close the database after the requests are done. */
 const CLOSE_ALLOWANCE_MS = 10_000;
@@ -24,7 +25,7 @@ export function onShutdownSignal(logger: Logger, graceMs: number, stop: () => Pr
         process.exit(0);
       },
       (error: unknown) => {
-        logger.error({ err: error }, 'shutdown failed');
+        logger.error({ err: summarizeError(error, { stack: true }) }, 'shutdown failed');
         process.exit(1);
       },
     );
