@@ -43,7 +43,7 @@ function appendEvents(tx: postgres.TransactionSql, events: { type: string; data:
   return tx`
     with event_order as (select pg_advisory_xact_lock_shared(${EVENT_ORDER_LOCK})),
     input as (
-      select e.event, e.ord from jsonb_array_elements(${JSON.stringify(events)}::jsonb)
+      select e.event, e.ord from jsonb_array_elements(${JSON.stringify(events)}::text::jsonb)
         with ordinality as e(event, ord)
     )
     insert into events (type, data)

@@ -59,12 +59,12 @@ export function summarise(samples: Sample[]): Sample {
 
 export function renderTable(results: ScenarioResult[]): string {
   const lines = [
-    '| scenario | floor req/s | service req/s | ratio | CPU µs/req floor / service | CPU ratio | core busy % floor / service | service p50 / p99 ms | floor p99 ms | service peak RSS MiB | non-2xx / errors |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| scenario | floor req/s | service req/s | ratio | CPU µs/req floor / service | CPU ratio | core busy % floor / service | service p50 / p99 ms | floor p99 ms | service peak RSS MiB | non-2xx / errors | floor non-2xx / errors |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const { scenario, floor, service, ratio, cpuRatio } of results) {
     lines.push(
-      `| ${scenario} | ${floor ? Math.round(floor.rps) : 'n/a'} | ${Math.round(service.rps)} | ${ratio?.toFixed(2) ?? 'n/a'} | ${floor ? Math.round(floor.cpuUsPerRequest) : 'n/a'} / ${Math.round(service.cpuUsPerRequest)} | ${cpuRatio?.toFixed(2) ?? 'n/a'} | ${floor ? Math.round(floor.coreBusy * 100) : 'n/a'} / ${Math.round(service.coreBusy * 100)} | ${service.p50} / ${service.p99} | ${floor?.p99 ?? 'n/a'} | ${service.peakRssMiB.toFixed(0)} | ${service.non2xx} / ${service.errors} |`,
+      `| ${scenario} | ${floor ? Math.round(floor.rps) : 'n/a'} | ${Math.round(service.rps)} | ${ratio?.toFixed(2) ?? 'n/a'} | ${floor ? Math.round(floor.cpuUsPerRequest) : 'n/a'} / ${Math.round(service.cpuUsPerRequest)} | ${cpuRatio?.toFixed(2) ?? 'n/a'} | ${floor ? Math.round(floor.coreBusy * 100) : 'n/a'} / ${Math.round(service.coreBusy * 100)} | ${service.p50} / ${service.p99} | ${floor?.p99 ?? 'n/a'} | ${service.peakRssMiB.toFixed(0)} | ${service.non2xx} / ${service.errors} | ${floor ? `${floor.non2xx} / ${floor.errors}` : 'n/a'} |`,
     );
   }
   return lines.join('\n');

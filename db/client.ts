@@ -4,7 +4,7 @@ import { sql } from 'drizzle-orm';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
-import { attachArrayRowReader, pgliteArrayRows, postgresArrayRows } from './array-rows.js';
+import { attachRunner, pgliteRunner, postgresRunner } from './runner.js';
 import type { Database } from './database.js';
 import { migratePglite, migratePostgres } from './migrate.js';
 import { postgresSessionLocks, type SessionLocks } from './session-locks.js';
@@ -67,7 +67,7 @@ function openPostgres(url: string, poolMax: number): DatabaseHandle {
     connection: { application_name: 'petstore', statement_timeout: STATEMENT_TIMEOUT_MS },
   });
   const db = drizzlePostgres(client, { schema, casing: schema.DATABASE_CASING });
-  attachArrayRowReader(db, postgresArrayRows(client));
+  attachRunner(db, postgresRunner(client));
   const locks = postgresSessionLocks(client);
   return {
     kind: 'postgres',
@@ -89,7 +89,7 @@ async function openPglite(dataDir: string): Promise<DatabaseHandle> {
   if (!dataDir.includes('://')) mkdirSync(dataDir, { recursive: true });
   const client = await PGlite.create(dataDir);
   const db = drizzlePglite(client, { schema, casing: schema.DATABASE_CASING });
-  attachArrayRowReader(db, pgliteArrayRows(client));
+  attachRunner(db, pgliteRunner(client));
   return {
     kind: 'pglite',
     db,

@@ -1,5 +1,6 @@
-import { asc, gt, lt, sql } from 'drizzle-orm';
+import { asc, lt, sql } from 'drizzle-orm';
 import type { Database } from '../database.js';
+import { statementOf, transaction, type Runner } from '../runner.js';
 import { eventRetention, events, type eventType } from '../schema.js';
 
 export type EventType = (typeof eventType.enumValues)[number];
@@ -24,41 +25,47 @@ export const EVENTS_CHANNEL = 'petstore_events';
  */
 export const EVENT_ORDER_LOCK = 7_246_110_845;
 
+const appendStatement = statementOf(sql`
+  with event_order as (select pg_advisory_xact_lock_shared(${EVENT_ORDER_LOCK})),
+  input as (
+    select e.event, e.ord from jsonb_array_elements(${sql.placeholder('events')}::jsonb)
+      with ordinality as e(event, ord)
+  )
+  insert into events (type, data)
+  select (input.event->>'type')::event_type, input.event->'data'
+  from event_order, input order by input.ord`);
+
 /** Appends events as the last statement of a transaction, under the shared lock above. */
-export async function appendEvents(tx: Database, newEvents: readonly NewEvent[]): Promise<void> {
+export async function appendEvents(tx: Runner, newEvents: readonly NewEvent[]): Promise<void> {
   if (newEvents.length === 0) return;
-  await tx.execute(sql`
-    with event_order as (select pg_advisory_xact_lock_shared(${EVENT_ORDER_LOCK})),
-    input as (
-      select e.event, e.ord from jsonb_array_elements(${JSON.stringify(newEvents)}::jsonb)
-        with ordinality as e(event, ord)
-    )
-    insert into events (type, data)
-    select (input.event->>'type')::event_type, input.event->'data'
-    from event_order, input order by input.ord`);
+  await tx.rows(appendStatement, { events: JSON.stringify(newEvents) });
 }
 
-const eventColumns = {
-  id: events.id,
-  type: events.type,
-  occurredAt: events.occurredAt,
-  data: events.data,
-};
+/** postgres.js hands timestamps over as text (drizzle's setting), PGlite as dates. */
+function toEvent(row: unknown[]): EventRow {
+  return {
+    id: Number(row[0]),
+    type: row[1] as EventType,
+    occurredAt: new Date(row[2] as string | Date),
+    data: row[3],
+  };
+}
+
+const barrier = statementOf(sql`select pg_advisory_xact_lock(${EVENT_ORDER_LOCK})`);
+const pageStatement = statementOf(sql`
+  select id, type, occurred_at, data from events
+  where id > ${sql.placeholder('after')} order by id limit ${sql.placeholder('limit')}`);
+const lastStatement = statementOf(sql`select coalesce(max(id), 0) from events`);
 
 /**
  * Events after `after`, in id order, at most `limit`: every one whose id is below the highest
  * returned has committed, so a reader that goes on after that id misses none (see the lock).
  */
 export function eventsAfter(db: Database, after: number, limit: number): Promise<EventRow[]> {
-  return db.transaction(async (tx) => {
-    await tx.execute(sql`select pg_advisory_xact_lock(${EVENT_ORDER_LOCK})`);
+  return transaction(db, async (tx) => {
+    await tx.rows(barrier);
     // A statement of its own, so its snapshot is taken once the writers before it are done.
-    return tx
-      .select(eventColumns)
-      .from(events)
-      .where(gt(events.id, after))
-      .orderBy(asc(events.id))
-      .limit(limit);
+    return (await tx.rows(pageStatement, { after, limit })).map(toEvent);
   });
 }
 
@@ -67,10 +74,10 @@ export function eventsAfter(db: Database, after: number, limit: number): Promise
  * the same barrier as eventsAfter, so no smaller id can still commit.
  */
 export function lastEventId(db: Database): Promise<number> {
-  return db.transaction(async (tx) => {
-    await tx.execute(sql`select pg_advisory_xact_lock(${EVENT_ORDER_LOCK})`);
-    const [row] = await tx.select({ id: sql<string | null>`max(${events.id})` }).from(events);
-    return Number(row?.id ?? 0);
+  return transaction(db, async (tx) => {
+    await tx.rows(barrier);
+    const [row] = await tx.rows(lastStatement);
+    return Number(row?.[0] ?? 0);
   });
 }
 

@@ -1,5 +1,6 @@
-import { and, eq, gt, lt, sql } from 'drizzle-orm';
+import { and, lt, sql } from 'drizzle-orm';
 import type { Database } from '../database.js';
+import { statementOf, type Runner } from '../runner.js';
 import { idempotencyKeys, type StoredResponse } from '../schema.js';
 
 export interface IdempotencyScope {
@@ -16,62 +17,68 @@ export interface IdempotencyRecord {
 
 const cutoff = (ttlSeconds: number) => sql`now() - make_interval(secs => ${ttlSeconds})`;
 
+const lockStatement = statementOf(
+  sql`select pg_try_advisory_xact_lock(hashtextextended(${sql.placeholder('scope')}, 0))`,
+);
+
 /**
  * Takes a transaction-scoped lock on one (API key, Idempotency-Key) pair without waiting: false
  * means another transaction holds it, i.e. the same request is in flight right now. A 64-bit
  * hash keeps accidental collisions (which would only cause a spurious 409) negligible.
  */
 export async function tryLockIdempotencyKey(
-  tx: Database,
+  tx: Runner,
   { apiKeyId, key }: IdempotencyScope,
 ): Promise<boolean> {
-  const lockId = sql`hashtextextended(${`idempotency:${apiKeyId}:${key}`}, 0)`;
-  const rows = await tx
-    .select({ locked: sql<boolean>`pg_try_advisory_xact_lock(${lockId})` })
-    .from(sql`(values (1)) as one`);
-  return rows[0]?.locked === true;
+  const [row] = await tx.rows(lockStatement, { scope: `idempotency:${apiKeyId}:${key}` });
+  return row?.[0] === true;
 }
+
+const findStatement = statementOf(sql`
+  select operation, request_hash, response from idempotency_keys
+  where api_key_id = ${sql.placeholder('apiKeyId')} and key = ${sql.placeholder('key')}
+    and created_at > now() - make_interval(secs => ${sql.placeholder('ttlSeconds')}::int)
+  limit 1`);
 
 /** The completed request recorded under this key, unless it is older than the retention window. */
 export async function findIdempotencyRecord(
-  db: Database,
+  tx: Runner,
   { apiKeyId, key }: IdempotencyScope,
   ttlSeconds: number,
 ): Promise<IdempotencyRecord | undefined> {
-  const rows = await db
-    .select({
-      operation: idempotencyKeys.operation,
-      requestHash: idempotencyKeys.requestHash,
-      response: idempotencyKeys.response,
-    })
-    .from(idempotencyKeys)
-    .where(
-      and(
-        eq(idempotencyKeys.apiKeyId, apiKeyId),
-        eq(idempotencyKeys.key, key),
-        gt(idempotencyKeys.createdAt, cutoff(ttlSeconds)),
-      ),
-    )
-    .limit(1);
-  return rows[0];
+  const [row] = await tx.rows(findStatement, { apiKeyId, key, ttlSeconds });
+  if (!row) return undefined;
+  // jsonb comes parsed from PGlite and postgres.js alike.
+  return {
+    operation: row[0] as string,
+    requestHash: row[1] as string,
+    response: row[2] as StoredResponse,
+  };
 }
+
+const saveStatement = statementOf(sql`
+  insert into idempotency_keys (api_key_id, key, operation, request_hash, response)
+  values (${sql.placeholder('apiKeyId')}, ${sql.placeholder('key')}, ${sql.placeholder('operation')},
+    ${sql.placeholder('requestHash')}, ${sql.placeholder('response')}::jsonb)
+  on conflict (api_key_id, key) do update set
+    operation = excluded.operation, request_hash = excluded.request_hash,
+    response = excluded.response, created_at = now()`);
 
 /**
  * Records the key; an expired row for the same key that the purge has not reached yet is
  * replaced rather than colliding on the primary key.
  */
 export async function saveIdempotencyRecord(
-  tx: Database,
+  tx: Runner,
   scope: IdempotencyScope,
   record: IdempotencyRecord,
 ): Promise<void> {
-  await tx
-    .insert(idempotencyKeys)
-    .values({ ...scope, ...record })
-    .onConflictDoUpdate({
-      target: [idempotencyKeys.apiKeyId, idempotencyKeys.key],
-      set: { ...record, createdAt: sql`now()` },
-    });
+  await tx.rows(saveStatement, {
+    ...scope,
+    operation: record.operation,
+    requestHash: record.requestHash,
+    response: JSON.stringify(record.response),
+  });
 }
 
 /**

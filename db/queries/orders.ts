@@ -1,6 +1,7 @@
-import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
+import { runnerFor, statementOf, transaction, type Queryable, type Runner } from '../runner.js';
 import type { Database } from '../database.js';
-import { OPEN_ORDER_STATUSES, orders } from '../schema.js';
+import type { orders } from '../schema.js';
 
 export type OrderStatus = (typeof orders.status.enumValues)[number];
 
@@ -9,13 +10,21 @@ export type OrderRow = Pick<
   'id' | 'petId' | 'status' | 'placedAt' | 'updatedAt'
 >;
 
-const orderColumns = {
-  id: orders.id,
-  petId: orders.petId,
-  status: orders.status,
-  placedAt: orders.placedAt,
-  updatedAt: orders.updatedAt,
-};
+/** The select list of every order read, in this order: rows are mapped by position. */
+const ORDER_COLUMNS = sql.raw('id, pet_id, status, placed_at, updated_at');
+
+/** postgres.js hands timestamps over as text (drizzle's setting), PGlite as dates. */
+function toOrder(row: unknown[]): OrderRow {
+  return {
+    id: Number(row[0]),
+    petId: Number(row[1]),
+    status: row[2] as OrderStatus,
+    placedAt: new Date(row[3] as string | Date),
+    updatedAt: new Date(row[4] as string | Date),
+  };
+}
+
+const first = (rows: unknown[][]) => rows[0] && toOrder(rows[0]);
 
 /**
  * The same on every instance, and distinct from the other advisory locks. Placing an order
@@ -24,51 +33,72 @@ const orderColumns = {
  */
 const ORDER_ID_ORDER_LOCK = 7_246_110_844;
 
-export async function findOrder(db: Database, id: number): Promise<OrderRow | undefined> {
-  const [order] = await db.select(orderColumns).from(orders).where(eq(orders.id, id)).limit(1);
-  return order;
+const byId = statementOf(
+  sql`select ${ORDER_COLUMNS} from orders where id = ${sql.placeholder('id')}`,
+);
+
+export async function findOrder(on: Queryable, id: number): Promise<OrderRow | undefined> {
+  return first(await runnerFor(on).rows(byId, { id }));
 }
+
+const lockStatement = statementOf(
+  sql`select ${ORDER_COLUMNS} from orders where id = ${sql.placeholder('id')} for update`,
+);
 
 /** Locks one order until the transaction ends and reads it. */
-export async function lockOrder(tx: Database, id: number): Promise<OrderRow | undefined> {
-  const [order] = await tx.select(orderColumns).from(orders).where(eq(orders.id, id)).for('update');
-  return order;
+export async function lockOrder(tx: Runner, id: number): Promise<OrderRow | undefined> {
+  return first(await tx.rows(lockStatement, { id }));
 }
 
+const openStatement = statementOf(sql`
+  select ${ORDER_COLUMNS} from orders
+  where pet_id = ${sql.placeholder('petId')} and status in ('placed', 'approved')
+  limit 1`);
+
 /** The order that holds the pet (placed or approved), if any. */
-export async function findOpenOrder(tx: Database, petId: number): Promise<OrderRow | undefined> {
-  const [order] = await tx
-    .select(orderColumns)
-    .from(orders)
-    .where(and(eq(orders.petId, petId), inArray(orders.status, [...OPEN_ORDER_STATUSES])))
-    .limit(1);
-  return order;
+export async function findOpenOrder(tx: Runner, petId: number): Promise<OrderRow | undefined> {
+  return first(await tx.rows(openStatement, { petId }));
 }
+
+const insertStatement = statementOf(sql`
+  with id_order as (select pg_advisory_xact_lock_shared(${ORDER_ID_ORDER_LOCK}))
+  insert into orders (pet_id) select ${sql.placeholder('petId')}::bigint from id_order
+  returning ${ORDER_COLUMNS}`);
 
 /**
  * Places an order for a pet the caller has locked, under the shared lock above: a reader
  * paging by id never passes an order id that commits later.
  */
-export async function insertOrder(tx: Database, petId: number): Promise<OrderRow> {
-  await tx.execute(sql`select pg_advisory_xact_lock_shared(${ORDER_ID_ORDER_LOCK})`);
-  const [order] = await tx.insert(orders).values({ petId }).returning(orderColumns);
+export async function insertOrder(tx: Runner, petId: number): Promise<OrderRow> {
+  const order = first(await tx.rows(insertStatement, { petId }));
   if (!order) throw new Error('INSERT ... RETURNING returned no row');
   return order;
 }
 
+const statusStatement = statementOf(sql`
+  update orders set status = ${sql.placeholder('status')}::order_status, updated_at = now()
+  where id = ${sql.placeholder('id')}
+  returning ${ORDER_COLUMNS}`);
+
 export async function setOrderStatus(
-  tx: Database,
+  tx: Runner,
   id: number,
   status: OrderStatus,
 ): Promise<OrderRow> {
-  const [order] = await tx
-    .update(orders)
-    .set({ status, updatedAt: sql`now()` })
-    .where(eq(orders.id, id))
-    .returning(orderColumns);
+  const order = first(await tx.rows(statusStatement, { id, status }));
   if (!order) throw new Error(`Order ${id} was locked but is gone`);
   return order;
 }
+
+const barrier = statementOf(sql`select pg_advisory_xact_lock(${ORDER_ID_ORDER_LOCK})`);
+
+// A null filter matches every row: one statement serves every combination of filters.
+const pageStatement = statementOf(sql`
+  select ${ORDER_COLUMNS} from orders
+  where id > ${sql.placeholder('after')}
+    and (${sql.placeholder('status')}::order_status is null or status = ${sql.placeholder('status')}::order_status)
+    and (${sql.placeholder('petId')}::bigint is null or pet_id = ${sql.placeholder('petId')}::bigint)
+  order by id limit ${sql.placeholder('limit')}`);
 
 /**
  * One keyset page of orders after `after` in id order, optionally of one status and pet, read
@@ -83,21 +113,11 @@ export function listOrders(
     petId?: number | undefined;
   },
 ): Promise<OrderRow[]> {
-  const { limit, after, status, petId } = options;
-  return db.transaction(async (tx) => {
-    await tx.execute(sql`select pg_advisory_xact_lock(${ORDER_ID_ORDER_LOCK})`);
+  const { limit, after, status = null, petId = null } = options;
+  return transaction(db, async (tx) => {
+    await tx.rows(barrier);
     // A statement of its own, so its snapshot is taken once those orders are settled.
-    return tx
-      .select(orderColumns)
-      .from(orders)
-      .where(
-        and(
-          gt(orders.id, after),
-          status === undefined ? undefined : eq(orders.status, status),
-          petId === undefined ? undefined : eq(orders.petId, petId),
-        ),
-      )
-      .orderBy(asc(orders.id))
-      .limit(limit);
+    const rows = await tx.rows(pageStatement, { after, status, petId, limit });
+    return rows.map(toOrder);
   });
 }

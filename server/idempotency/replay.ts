@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { TRPCError } from '@trpc/server';
 import type { Database } from '../../db/database.js';
+import { transaction, type Runner } from '../../db/runner.js';
 import {
   findIdempotencyRecord,
   saveIdempotencyRecord,
@@ -47,10 +48,10 @@ export function performIdempotently<T>(
   db: Database,
   scope: IdempotencyScope,
   request: IdempotentRequest,
-  perform: (tx: Database) => Promise<Recorded<T>>,
+  perform: (tx: Runner) => Promise<Recorded<T>>,
 ): Promise<Outcome<T>> {
   const requestHash = fingerprint(request.canonicalInput);
-  return db.transaction(async (tx) => {
+  return transaction(db, async (tx) => {
     if (!(await tryLockIdempotencyKey(tx, scope))) {
       throw new TRPCError({
         code: 'CONFLICT',

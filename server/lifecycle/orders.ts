@@ -1,5 +1,5 @@
 import { TRPCError } from '@trpc/server';
-import type { Database } from '../../db/database.js';
+import type { Runner } from '../../db/runner.js';
 import { appendEvents } from '../../db/queries/events.js';
 import {
   findOrder,
@@ -22,7 +22,7 @@ export function orderNotFound(orderId: number): TRPCError {
  * The pet's row lock makes concurrent orders for one pet take turns, so exactly one finds it
  * available; the others find it pending (409). A pet deleted meanwhile is not found (422).
  */
-export async function orderPet(tx: Database, petId: number): Promise<OrderRow> {
+export async function orderPet(tx: Runner, petId: number): Promise<OrderRow> {
   const pet = await lockPet(tx, petId);
   if (!pet) {
     throw new TRPCError({ code: 'UNPROCESSABLE_CONTENT', message: `No pet with id ${petId}` });
@@ -48,7 +48,7 @@ export async function orderPet(tx: Database, petId: number): Promise<OrderRow> {
  * order as orderPet and pet changes take their locks, so two of them never wait on each other.
  */
 export async function moveOrder(
-  tx: Database,
+  tx: Runner,
   orderId: number,
   status: OrderStatus,
 ): Promise<OrderRow> {

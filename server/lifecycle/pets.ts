@@ -1,5 +1,5 @@
 import { TRPCError } from '@trpc/server';
-import type { Database } from '../../db/database.js';
+import type { Runner } from '../../db/runner.js';
 import { appendEvents } from '../../db/queries/events.js';
 import { findOpenOrder } from '../../db/queries/orders.js';
 import { deletePetRow, lockPet, updatePetRow } from '../../db/queries/pet-changes.js';
@@ -13,14 +13,14 @@ export function petNotFound(petId: number): TRPCError {
 }
 
 /** The pet, locked; If-Match checked against it before "no such pet", as RFC 9110 orders them. */
-async function lockForChange(tx: Database, petId: number, ifMatch: string | undefined) {
+async function lockForChange(tx: Runner, petId: number, ifMatch: string | undefined) {
   const pet = await lockPet(tx, petId);
   requireIfMatch(ifMatch, pet && etagOf(pet));
   if (!pet) throw petNotFound(petId);
   return pet;
 }
 
-async function refuseWhileOrdered(tx: Database, petId: number, what: string): Promise<void> {
+async function refuseWhileOrdered(tx: Runner, petId: number, what: string): Promise<void> {
   const order = await findOpenOrder(tx, petId);
   if (!order) return;
   throw new TRPCError({
@@ -35,7 +35,7 @@ async function refuseWhileOrdered(tx: Database, petId: number, what: string): Pr
  * the whole patch. While an order holds the pet, its status follows the order.
  */
 export async function patchPet(
-  tx: Database,
+  tx: Runner,
   petId: number,
   patch: Partial<NewPetRow>,
   ifMatch: string | undefined,
@@ -59,7 +59,7 @@ export async function patchPet(
 
 /** Deletes a pet no open order holds; its row stays, so the id is never reused. */
 export async function removePet(
-  tx: Database,
+  tx: Runner,
   petId: number,
   ifMatch: string | undefined,
 ): Promise<void> {

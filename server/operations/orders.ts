@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { findOrder } from '../../db/queries/orders.js';
+import { transaction, type Runner } from '../../db/runner.js';
 import { IdempotencyKeyHeaderSchema, parseIdempotencyKey } from '../idempotency/key-header.js';
 import { IDEMPOTENCY_TTL_SECONDS, performIdempotently } from '../idempotency/replay.js';
 import { orderBody } from '../lifecycle/bodies.js';
@@ -47,7 +48,7 @@ export const placeOrder = defineMutation({
   },
   handler: async (ctx, { petId }) => {
     const key = parseIdempotencyKey(ctx.idempotencyKey);
-    const place = async (tx: typeof ctx.db) => ({
+    const place = async (tx: Runner) => ({
       body: orderBody(await orderPet(tx, petId)),
       headers: {},
     });
@@ -58,7 +59,7 @@ export const placeOrder = defineMutation({
           { operation: 'placeOrder', canonicalInput: [petId] },
           place,
         )
-      : { ...(await ctx.db.transaction(place)), replayed: false };
+      : { ...(await transaction(ctx.db, place)), replayed: false };
     if (!replayed) ctx.notifyChange();
     ctx.responseHeaders.location = `${ctx.baseUrl}/store/orders/${body.id}`;
     if (replayed) ctx.responseHeaders['idempotent-replayed'] = 'true';
@@ -161,7 +162,7 @@ export const updateOrder = defineMutation({
     },
   },
   handler: async (ctx, { orderId, status }) => {
-    const order = await ctx.db.transaction((tx) => moveOrder(tx, orderId, status));
+    const order = await transaction(ctx.db, (tx) => moveOrder(tx, orderId, status));
     ctx.notifyChange();
     return orderBody(order);
   },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { transaction } from '../../db/runner.js';
 import { patchPet, removePet } from '../lifecycle/pets.js';
 import { ETagHeader, IfMatchHeader } from '../schemas/headers.js';
 import { DeletePetInputSchema, PetSchema, UpdatePetInputSchema } from '../schemas/pet.js';
@@ -36,7 +37,7 @@ export const updatePet = defineMutation({
     },
   },
   handler: async (ctx, { petId, ...patch }) => {
-    const pet = await ctx.db.transaction((tx) => patchPet(tx, petId, patch, ctx.ifMatch));
+    const pet = await transaction(ctx.db, (tx) => patchPet(tx, petId, patch, ctx.ifMatch));
     ctx.notifyChange();
     const { body, headers } = petAnswer(pet);
     Object.assign(ctx.responseHeaders, headers);
@@ -69,7 +70,7 @@ export const deletePet = defineMutation({
     },
   },
   handler: async (ctx, { petId }) => {
-    await ctx.db.transaction((tx) => removePet(tx, petId, ctx.ifMatch));
+    await transaction(ctx.db, (tx) => removePet(tx, petId, ctx.ifMatch));
     ctx.notifyChange();
   },
 });

@@ -38,12 +38,22 @@ function frames(stack: unknown): string | undefined {
   return lines.length > 0 ? lines.join('\n') : undefined;
 }
 
+/**
+ * The error's class name; an error PostgreSQL sent (a severity and a SQLSTATE) is a
+ * PostgresError from either driver, since PGlite's class name does not survive its build.
+ */
+function kindOf(error: unknown): string {
+  if (!(error instanceof Error)) return typeof error;
+  const code = field(error, 'code');
+  const fromServer = typeof field(error, 'severity') === 'string' && typeof code === 'string';
+  return fromServer && /^[0-9A-Z]{5}$/.test(code) ? 'PostgresError' : error.constructor.name;
+}
+
 export function summarizeError(error: unknown, options: { stack: boolean }): ErrorSummary {
   const kinds: string[] = [];
   const summary: ErrorSummary = { kind: '' };
   for (let current = error, depth = 0; current !== undefined && depth < MAX_DEPTH; depth++) {
-    const name = current instanceof Error ? current.constructor.name : typeof current;
-    kinds.push(name);
+    kinds.push(kindOf(current));
     const code = field(current, 'code');
     if (summary.code === undefined && (typeof code === 'string' || typeof code === 'number')) {
       summary.code = String(code);

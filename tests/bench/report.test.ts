@@ -75,8 +75,21 @@ describe('rendering', () => {
       },
     ]).split('\n')[2];
     expect(row).toBe(
-      '| REST get | n/a | 1000 | n/a | n/a / 100 | n/a | n/a / 95 | 5 / 20 | n/a | 100 | 0 / 0 |',
+      '| REST get | n/a | 1000 | n/a | n/a / 100 | n/a | n/a / 95 | 5 / 20 | n/a | 100 | 0 / 0 | n/a |',
     );
+  });
+
+  it("shows the floor's failures beside the service's, so a broken floor cannot pass unseen", () => {
+    const row = renderTable([
+      {
+        scenario: 'REST update',
+        floor: sample({ non2xx: 7, errors: 1 }),
+        service: sample({}),
+        ratio: 1,
+        cpuRatio: 1,
+      },
+    ]).split('\n')[2];
+    expect(row?.endsWith('| 0 / 0 | 7 / 1 |')).toBe(true);
   });
 
   it('reports soak growth from the last sample at or before the 10th second to the end', () => {

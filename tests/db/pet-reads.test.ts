@@ -1,4 +1,5 @@
 import { and, asc, eq, gt } from 'drizzle-orm';
+import { transaction } from '../../db/runner.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   findPet,
@@ -61,11 +62,11 @@ describe('listPets', () => {
 });
 
 describe('findPet', () => {
-  it('answers the same pet on the database (array rows) and in a transaction (drizzle)', async () => {
+  it('answers the same pet on the database and in a transaction, as drizzle reads it', async () => {
     const { db } = database.handle;
     for (const id of [1, 2, 17, 30]) {
       const direct = await findPet(db, id);
-      const inTransaction = await db.transaction((tx) => findPet(tx, id));
+      const inTransaction = await transaction(db, (tx) => findPet(tx, id));
       expect(direct).toEqual(inTransaction);
       expect(direct).toEqual({
         ...(await drizzlePage({ limit: 1, after: id - 1 }))[0],
@@ -79,6 +80,6 @@ describe('findPet', () => {
   it('answers undefined for an id no pet has, on both paths', async () => {
     const { db } = database.handle;
     expect(await findPet(db, 1_000)).toBeUndefined();
-    expect(await db.transaction((tx) => findPet(tx, 1_000))).toBeUndefined();
+    expect(await transaction(db, (tx) => findPet(tx, 1_000))).toBeUndefined();
   });
 });

@@ -50,7 +50,7 @@ describe('an unexpected failure inside a procedure', () => {
       expect(errors).toHaveLength(1);
       expect(errors[0]).toMatchObject({
         msg: 'request failed: internal error',
-        err: { kind: expect.stringMatching(/^DrizzleQueryError/) as string, code: '42703' },
+        err: { kind: expect.stringMatching(/Error/) as string, code: '42703' },
       });
       expect((errors[0]?.err as { query?: string }).query).toMatch(/^(insert|with) /);
     },

@@ -1,5 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { gte, sql } from 'drizzle-orm';
+import { transaction } from '../../db/runner.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertPet, type PetRow } from '../../db/queries/pets.js';
 import { pets } from '../../db/schema.js';
@@ -124,7 +125,7 @@ if (testDatabaseTarget().kind === 'postgres') {
       const db = database.handle.db;
       const gate = deferred<undefined>();
       const allocated = deferred<PetRow>();
-      const slow = db.transaction(async (tx) => {
+      const slow = transaction(db, async (tx) => {
         allocated.resolve(await insertPet(tx, { ...newPet(), status: 'pending' }));
         await gate.promise;
       });

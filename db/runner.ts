@@ -1,0 +1,93 @@
+import type { PGlite, Transaction } from '@electric-sql/pglite';
+import { fillPlaceholders, type SQL } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
+import type { Sql, TransactionSql } from 'postgres';
+import type { Database } from './database.js';
+import { DATABASE_CASING } from './schema.js';
+
+/** A statement built once, its parameters values or drizzle placeholders filled in per run. */
+export interface Statement {
+  sql: string;
+  params: unknown[];
+}
+
+const dialect = new PgDialect({ casing: DATABASE_CASING });
+
+/** The text and parameters of a drizzle `sql` template or query builder, built once. */
+export function statementOf(query: SQL | { toSQL(): Statement }): Statement {
+  return 'toSQL' in query ? query.toSQL() : dialect.sqlToQuery(query);
+}
+
+/**
+ * Runs statements as prepared statements, their rows as arrays in select-list order: on the
+ * database (the pool) or on one transaction. Prepared, postgres.js describes a statement once
+ * per connection; run unprepared, as drizzle's own queries are, it asks the server to describe
+ * every one first, a round trip more each time. The rows are mapped in db/queries, once per
+ * table, so drizzle's generic row mapping is not paid either.
+ */
+export interface Runner {
+  rows(statement: Statement, values?: Record<string, unknown>): Promise<unknown[][]>;
+}
+
+/** The database's runner, which also opens transactions. */
+export interface Transactor extends Runner {
+  transaction<T>(work: (tx: Runner) => Promise<T>): Promise<T>;
+}
+
+const params = (statement: Statement, values: Record<string, unknown> = {}) =>
+  fillPlaceholders(statement.params, values) as never[];
+
+function postgresRows(client: Sql | TransactionSql): Runner['rows'] {
+  // The query itself is returned: an async wrapper here changed how fresh processes collect
+  // garbage under load (docs/performance.md).
+  return (statement, values) =>
+    client
+      .unsafe<unknown[][]>(statement.sql, params(statement, values), { prepare: true })
+      .values();
+}
+
+export function postgresRunner(client: Sql): Transactor {
+  return {
+    rows: postgresRows(client),
+    transaction: (work) => client.begin((tx) => work({ rows: postgresRows(tx) })) as Promise<never>,
+  };
+}
+
+function pgliteRows(client: PGlite | Transaction): Runner['rows'] {
+  return async (statement, values) =>
+    (await client.query<unknown[]>(statement.sql, params(statement, values), { rowMode: 'array' }))
+      .rows;
+}
+
+export function pgliteRunner(client: PGlite): Transactor {
+  return {
+    rows: pgliteRows(client),
+    transaction: (work) => client.transaction((tx) => work({ rows: pgliteRows(tx) })),
+  };
+}
+
+const runners = new WeakMap<Database, Transactor>();
+
+/** Called by openDatabase for the database it opens. */
+export function attachRunner(db: Database, runner: Transactor): void {
+  runners.set(db, runner);
+}
+
+/** The runner of a database opened by openDatabase. */
+export function runnerOf(db: Database): Transactor {
+  const runner = runners.get(db);
+  if (!runner) throw new Error('Statements run on a database opened by openDatabase');
+  return runner;
+}
+
+/** What a query runs on: the database, or a transaction of it. */
+export type Queryable = Database | Runner;
+
+export function runnerFor(on: Queryable): Runner {
+  return 'rows' in on ? on : runnerOf(on);
+}
+
+/** Runs `work` in one transaction of the database. */
+export function transaction<T>(db: Database, work: (tx: Runner) => Promise<T>): Promise<T> {
+  return runnerOf(db).transaction(work);
+}
