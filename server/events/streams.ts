@@ -1,6 +1,6 @@
 import { TRPCError } from '@trpc/server';
 import type { DatabaseHandle } from '../../db/client.js';
-import { prunedThrough, type EventType } from '../../db/queries/events.js';
+import { lastEventId, prunedThrough, type EventType } from '../../db/queries/events.js';
 import type { Logger } from '../process/logger.js';
 import { GoneError } from '../trpc/errors.js';
 import { EventFeed } from './feed.js';
@@ -44,9 +44,11 @@ export class EventStreams {
 
   async subscribe(request: StreamRequest): Promise<Subscription> {
     const release = await this.takeSlot(request.keyId);
+    let after: number;
     try {
       await this.refuseForgotten(request.after);
       await this.feed.start();
+      after = request.after ?? (await this.startingPoint());
     } catch (error) {
       release();
       throw error;
@@ -55,7 +57,7 @@ export class EventStreams {
       this.feed,
       this.options.database.db,
       {
-        after: request.after,
+        after,
         types: request.types && new Set(request.types),
         maxQueued: this.options.maxQueued,
       },
@@ -67,6 +69,15 @@ export class EventStreams {
     );
     this.open.add(subscription);
     return subscription;
+  }
+
+  /**
+   * Where a stream that does not resume starts: the log's head now, read once when it opens.
+   * The feed's own head may trail it by changes whose notification is still on its way, and a
+   * stream that started there would receive changes committed before it was opened.
+   */
+  private startingPoint(): Promise<number> {
+    return lastEventId(this.options.database.db);
   }
 
   private async refuseForgotten(after: number | undefined): Promise<void> {

@@ -12,8 +12,8 @@ export interface EventBody {
 }
 
 export interface SubscriptionOptions {
-  /** Resume after this event id; without it, the stream starts with the next change. */
-  after: number | undefined;
+  /** Every event after this id (the log's head when the stream opened, unless it resumes). */
+  after: number;
   /** Only these types; every type when undefined. */
   types: ReadonlySet<EventType> | undefined;
   /** Events held for a consumer that does not take them, before it is cut off. */
@@ -47,8 +47,8 @@ export class Subscription implements FeedSubscriber, AsyncIterableIterator<Event
     private readonly options: SubscriptionOptions,
     private readonly onEnd: (reason: 'closed' | TRPCError) => void,
   ) {
-    this.cursor = options.after ?? feed.head;
-    this.catchingUp = options.after !== undefined && options.after < feed.head;
+    this.cursor = options.after;
+    this.catchingUp = options.after < feed.head;
     if (!this.catchingUp) feed.join(this);
   }
 
