@@ -28,6 +28,16 @@ export interface StreamRequest {
 /** How long a client refused for holding too many streams should wait before trying again. */
 export const STREAM_RETRY_AFTER_SECONDS = 10;
 
+/** The key already holds its most open streams: 429, with `Retry-After` on REST. */
+export class TooManyStreamsError extends TRPCError {
+  constructor(keyId: string, limit: number) {
+    super({
+      code: 'TOO_MANY_REQUESTS',
+      message: `API key ${keyId} already holds ${limit} open event streams; close one, or retry after ${STREAM_RETRY_AFTER_SECONDS} s`,
+    });
+  }
+}
+
 /**
  * The event streams of one process: their shared feed, the per-key limit, and shutdown. The
  * limit is counted across processes and instances on PostgreSQL (session advisory locks, given
@@ -93,11 +103,7 @@ export class EventStreams {
   private async takeSlot(keyId: string): Promise<() => void> {
     const { perKeyLimit, database, logger } = this.options;
     const locks = database.sessionLocks;
-    const refuse = () =>
-      new TRPCError({
-        code: 'TOO_MANY_REQUESTS',
-        message: `API key ${keyId} already holds ${perKeyLimit} open event streams; close one, or retry after ${STREAM_RETRY_AFTER_SECONDS} s`,
-      });
+    const refuse = () => new TooManyStreamsError(keyId, perKeyLimit);
     if (!locks) {
       const held = this.localSlots.get(keyId) ?? 0;
       if (held >= perKeyLimit) throw refuse();
