@@ -39,6 +39,19 @@ export class TooManyStreamsError extends TRPCError {
 }
 
 /**
+ * The server is shutting down: a stream is refused (503) or ended, and the client comes back
+ * and resumes. tRPC's client retries this code by itself, after its EventSource reconnects.
+ */
+export class StreamsClosingError extends TRPCError {
+  constructor() {
+    super({
+      code: 'SERVICE_UNAVAILABLE',
+      message: 'The server is shutting down; reconnect and resume from the last event id received',
+    });
+  }
+}
+
+/**
  * The event streams of one process: their shared feed, the per-key limit, and shutdown. The
  * limit is counted across processes and instances on PostgreSQL (session advisory locks, given
  * back by a process that dies) and in process on PGlite, where one process runs.
@@ -47,18 +60,22 @@ export class EventStreams {
   private readonly feed: EventFeed;
   private readonly open = new Set<Subscription>();
   private readonly localSlots = new Map<string, number>();
+  private closed = false;
 
   constructor(private readonly options: EventStreamsOptions) {
     this.feed = new EventFeed(options.database, options.logger);
   }
 
   async subscribe(request: StreamRequest): Promise<Subscription> {
+    this.refuseWhenClosed();
     const release = await this.takeSlot(request.keyId);
     let after: number;
     try {
       await this.refuseForgotten(request.after);
       await this.feed.start();
       after = request.after ?? (await this.startingPoint());
+      // close() may have run meanwhile: a stream it did not see would hold shutdown open.
+      this.refuseWhenClosed();
     } catch (error) {
       release();
       throw error;
@@ -74,7 +91,7 @@ export class EventStreams {
       (reason) => {
         this.open.delete(subscription);
         release();
-        if (reason !== 'closed') request.onCutOff();
+        if (reason instanceof TRPCError) request.onCutOff();
       },
     );
     this.open.add(subscription);
@@ -88,6 +105,10 @@ export class EventStreams {
    */
   private startingPoint(): Promise<number> {
     return lastEventId(this.options.database.db);
+  }
+
+  private refuseWhenClosed(): void {
+    if (this.closed) throw new StreamsClosingError();
   }
 
   private async refuseForgotten(after: number | undefined): Promise<void> {
@@ -127,9 +148,13 @@ export class EventStreams {
     };
   }
 
-  /** Ends every stream (their clients see a clean end) and stops listening. */
+  /**
+   * Ends every stream and stops listening; streams asked for from now on are refused. REST
+   * clients see a clean end of the body; tRPC clients a retryable error, so that they come back.
+   */
   async close(): Promise<void> {
-    for (const subscription of [...this.open]) subscription.end();
+    this.closed = true;
+    for (const subscription of [...this.open]) subscription.end('shutdown');
     await this.feed.stop();
   }
 }

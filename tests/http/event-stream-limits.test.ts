@@ -1,10 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { followEvents, refusedStream, type EventFollower } from '../helpers/events.js';
-import { TEST_KEY, useTestServer } from '../helpers/server.js';
+import { TEST_KEY, startTestServer, useTestServer } from '../helpers/server.js';
 import { openStream, type SseStream } from '../helpers/sse.js';
 
-const OTHER_KEY = 'test-key-other-0123456789';
-const server = useTestServer({ eventStreamsPerKey: 2, apiKeys: [TEST_KEY, OTHER_KEY] });
+/**
+ * A key per test: a closed stream's slot comes back a moment after the close, so tests that
+ * shared a key would meet the slots of the test before.
+ */
+const KEYS = {
+  full: 'streams-key-full-0123456789',
+  other: 'streams-key-other-0123456789',
+  release: 'streams-key-release-0123456789',
+  keepalive: 'streams-key-keepalive-0123456789',
+};
+const server = useTestServer({ eventStreamsPerKey: 2, apiKeys: Object.values(KEYS) });
 
 /** `events.onChange` over tRPC's SSE, as httpSubscriptionLink opens it. */
 function subscribe(origin: string, key: string, input?: unknown): Promise<SseStream> {
@@ -47,18 +56,18 @@ async function opens(origin: string, key: string): Promise<boolean> {
 
 describe('open event streams per API key', () => {
   it('counts REST and tRPC together: past the limit REST is 429 with Retry-After, tRPC TOO_MANY_REQUESTS', async () => {
-    const rest = await followEvents(server, TEST_KEY);
-    const trpc = await subscribe(server.origin, TEST_KEY);
+    const rest = await followEvents(server, KEYS.full);
+    const trpc = await subscribe(server.origin, KEYS.full);
     let other: EventFollower | undefined;
     try {
       await trpc.waitForFrames(1);
-      const refused = await refusedStream(server, TEST_KEY);
+      const refused = await refusedStream(server, KEYS.full);
       expect([refused.status, refused.body.code]).toEqual([429, 'TOO_MANY_REQUESTS']);
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
-      const refusedTrpc = await subscriptionError(await subscribe(server.origin, TEST_KEY));
+      const refusedTrpc = await subscriptionError(await subscribe(server.origin, KEYS.full));
       expect(refusedTrpc.data).toMatchObject({ code: 'TOO_MANY_REQUESTS', httpStatus: 429 });
       // Another key has slots of its own.
-      other = await followEvents(server, OTHER_KEY);
+      other = await followEvents(server, KEYS.other);
     } finally {
       rest.close();
       trpc.close();
@@ -67,13 +76,14 @@ describe('open event streams per API key', () => {
   });
 
   it('gives a slot back when its stream closes', async () => {
-    // The streams of the test before are closed, and their slots come back soon after.
-    await eventually(() => opens(server.origin, TEST_KEY));
-    const streams = [await followEvents(server, TEST_KEY), await followEvents(server, TEST_KEY)];
+    const streams = [
+      await followEvents(server, KEYS.release),
+      await followEvents(server, KEYS.release),
+    ];
     try {
-      expect((await refusedStream(server, TEST_KEY)).status).toBe(429);
+      expect((await refusedStream(server, KEYS.release)).status).toBe(429);
       streams.shift()?.close();
-      await eventually(() => opens(server.origin, TEST_KEY));
+      await eventually(() => opens(server.origin, KEYS.release));
     } finally {
       for (const stream of streams) stream.close();
     }
@@ -82,8 +92,8 @@ describe('open event streams per API key', () => {
 
 describe('keepalive comments', () => {
   it('opens with a comment and sends one at least every 15 s; tRPC pings as often', async () => {
-    const rest = await followEvents(server, TEST_KEY);
-    const trpc = await subscribe(server.origin, OTHER_KEY);
+    const rest = await followEvents(server, KEYS.keepalive);
+    const trpc = await subscribe(server.origin, KEYS.keepalive);
     try {
       expect(await rest.stream.waitForComment((text) => text === 'stream open', 1_000)).toBe(
         'stream open',
@@ -98,4 +108,37 @@ describe('keepalive comments', () => {
       trpc.close();
     }
   }, 30_000);
+});
+
+describe('closing the app', () => {
+  it('ends open streams promptly with their last chunk: REST cleanly, tRPC with a retryable 503', async () => {
+    const own = await startTestServer();
+    const rest = await followEvents(own, TEST_KEY);
+    // tRPC answers `connected` once the subscription is in place.
+    const trpc = await subscribe(own.origin, TEST_KEY);
+    await trpc.waitForFrames(1);
+    const started = Date.now();
+    // The default grace (10 s) would cut connections still open then: close must not wait for it.
+    await own.app.close();
+    const closeMs = Date.now() - started;
+    await own.database.destroy();
+    expect(await rest.stream.ended).toBe('end');
+    const error = await subscriptionError(trpc);
+    expect(error.data).toMatchObject({ code: 'SERVICE_UNAVAILABLE', httpStatus: 503 });
+    expect(closeMs).toBeLessThan(2_000);
+    expect(own.logs.filter((line) => line.level === 50)).toEqual([]);
+  });
+
+  it('does not wait for a stream that was opening while it closed', async () => {
+    const own = await startTestServer();
+    const opening = subscribe(own.origin, TEST_KEY).catch((error: unknown) => error);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const started = Date.now();
+    await own.app.close();
+    const closeMs = Date.now() - started;
+    await own.database.destroy();
+    const stream = await opening;
+    if (!(stream instanceof Error)) expect(await (stream as SseStream).ended).toBe('end');
+    expect(closeMs).toBeLessThan(2_000);
+  });
 });
