@@ -9,6 +9,8 @@ export interface StreamedEvent {
   type: string;
   occurredAt: string;
   data: { id: number } & Record<string, unknown>;
+  /** When the test received it (performance.now()); not part of the event. */
+  receivedAt: number;
 }
 
 export interface EventFollower {
@@ -48,11 +50,11 @@ function toHeaders(incoming: IncomingHttpHeaders): Headers {
 
 function parsedEvents(stream: SseStream, conformance: Conformance): StreamedEvent[] {
   return stream.frames.map((frame) => {
-    const event = JSON.parse(frame.data) as StreamedEvent;
+    const event = JSON.parse(frame.data) as Omit<StreamedEvent, 'receivedAt'>;
     conformance.checkSchema('/components/schemas/Event', event, `event ${frame.id ?? '?'}`);
     expect(frame.id, 'the frame id is the event id').toBe(event.id);
     expect(frame.event, 'the frame event is the event type').toBe(event.type);
-    return event;
+    return { ...event, receivedAt: frame.receivedAt };
   });
 }
 

@@ -10,6 +10,8 @@ export interface SseFrame {
   id: string | undefined;
   event: string | undefined;
   data: string;
+  /** When its last line arrived (performance.now()). */
+  receivedAt: number;
 }
 
 /** How a stream's body finished: its last chunk arrived, or the connection went first. */
@@ -59,7 +61,7 @@ export class SseParser {
   private line(line: string): void {
     if (line === '') {
       const { id, event, data } = this.frame;
-      if (data) this.onFrame({ id, event, data: data.join('\n') });
+      if (data) this.onFrame({ id, event, data: data.join('\n'), receivedAt: performance.now() });
       this.frame = {};
       return;
     }
