@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { followEvents, refusedStream, type EventFollower } from '../helpers/events.js';
 import { TEST_KEY, startTestServer, useTestServer } from '../helpers/server.js';
@@ -12,6 +13,7 @@ const KEYS = {
   other: 'streams-key-other-0123456789',
   release: 'streams-key-release-0123456789',
   keepalive: 'streams-key-keepalive-0123456789',
+  abandoned: 'streams-key-abandoned-0123456789',
 };
 const server = useTestServer({ eventStreamsPerKey: 2, apiKeys: Object.values(KEYS) });
 
@@ -87,6 +89,41 @@ describe('open event streams per API key', () => {
     } finally {
       for (const stream of streams) stream.close();
     }
+  });
+});
+
+/** Sends GET /v1/events (resuming, so the open reads the log) and leaves after `delayMs`. */
+function abandonedOpen(origin: string, key: string, delayMs: number): Promise<void> {
+  const { port } = new URL(origin);
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port: Number(port) }, () => {
+      socket.write(
+        `GET /v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nLast-Event-ID: 0\r\n\r\n`,
+      );
+      setTimeout(() => {
+        socket.destroy();
+        resolve();
+      }, delayMs);
+    });
+  });
+}
+
+describe('a client that leaves while its stream opens', () => {
+  it('gives its slot back', async () => {
+    for (let i = 0; i < 10; i++) await abandonedOpen(server.origin, KEYS.abandoned, i % 3);
+    // Both slots come back: none stays with a connection that is gone.
+    await eventually(async () => {
+      const both = [
+        await openStream(server.origin, '/v1/events', {
+          headers: { authorization: `Bearer ${KEYS.abandoned}` },
+        }),
+        await openStream(server.origin, '/v1/events', {
+          headers: { authorization: `Bearer ${KEYS.abandoned}` },
+        }),
+      ];
+      for (const stream of both) stream.close();
+      return both.every((stream) => stream.status === 200);
+    });
   });
 });
 
