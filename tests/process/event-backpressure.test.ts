@@ -17,6 +17,7 @@ const target = testDatabaseTarget();
 const EVENTS = 8_000;
 const LONG_NAME = 'Flood '.concat('\u{1F415}'.repeat(240));
 const BATCH = 20;
+/** REST streams that stop reading; one tRPC subscription stops reading besides. */
 const STALLED = 4;
 
 interface StalledStream {
@@ -25,8 +26,8 @@ interface StalledStream {
   socket: Socket;
 }
 
-/** Opens GET /v1/events on a raw socket, checks it is a stream, then stops reading. */
-function stalledStream(origin: string): Promise<StalledStream> {
+/** Opens a stream (REST or tRPC) on a raw socket, checks it is one, then stops reading. */
+function stalledStream(origin: string, path: string): Promise<StalledStream> {
   const { hostname, port } = new URL(origin);
   return new Promise((resolve, reject) => {
     const socket = connect({ host: hostname, port: Number(port) });
@@ -37,7 +38,7 @@ function stalledStream(origin: string): Promise<StalledStream> {
     socket.on('close', () => (ended = true));
     socket.once('connect', () => {
       socket.write(
-        `GET /v1/events HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: Bearer ${KEY}\r\n\r\n`,
+        `GET ${path} HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: Bearer ${KEY}\r\n\r\n`,
       );
     });
     socket.on('data', (chunk: string) => {
@@ -53,7 +54,7 @@ function stalledStream(origin: string): Promise<StalledStream> {
           new Promise((done) => {
             const finish = () => {
               clearTimeout(timer);
-              done({ ended, events: text.split('\nevent: ').length - 1 });
+              done({ ended, events: text.split('"type":"pet.created"').length - 1 });
             };
             const timer = setTimeout(finish, timeoutMs);
             socket.once('close', finish);
@@ -110,9 +111,11 @@ describe(`a client that stops reading (${target.kind})`, () => {
     try {
       const conformance = await loadConformance(server.origin);
       const reader = await followEvents({ origin: server.origin, conformance }, KEY);
-      const stalled = await Promise.all(
-        Array.from({ length: STALLED }, () => stalledStream(server.origin)),
-      );
+      // REST streams, and one tRPC subscription: its SSE answer is pulled as the socket drains.
+      const stalled = await Promise.all([
+        ...Array.from({ length: STALLED }, () => stalledStream(server.origin, '/v1/events')),
+        stalledStream(server.origin, '/trpc/events.onChange'),
+      ]);
       const rssBefore = server.rssMiB();
       const lastId = await createMany(server.origin, EVENTS);
       const flooded = await reader.until('pet.created', lastId, 60_000);
