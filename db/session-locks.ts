@@ -15,6 +15,13 @@ export interface SessionLocks {
 export function postgresSessionLocks(client: Sql): SessionLocks {
   let session: Promise<ReservedSql> | undefined;
   const connection = () => (session ??= client.reserve());
+  /**
+   * The slots this process holds, by key. A session's advisory locks are re-entrant: PostgreSQL
+   * grants this connection a lock it already holds, so the query must skip them itself.
+   */
+  const held = new Map<string, Set<number>>();
+  /** Acquires run one after another, so that two never take the same slot. */
+  let acquiring: Promise<unknown> = Promise.resolve();
   /** A lost connection lost its locks too; the next call takes a new one. */
   const run = async <T>(work: (sql: ReservedSql) => Promise<T>): Promise<T> => {
     const sql = await connection();
@@ -26,22 +33,41 @@ export function postgresSessionLocks(client: Sql): SessionLocks {
       throw error;
     }
   };
+  const take = (key: string, slots: number) =>
+    run(async (sql) => {
+      const mine = [...(held.get(key) ?? [])];
+      // LIMIT 1 stops the scan at the first slot it locks, so no other slot is taken; CASE keeps
+      // PostgreSQL from trying (and so re-entering) a slot this process holds.
+      const [row] = await sql<{ slot: number }[]>`
+        select s as slot from generate_series(0, ${slots - 1}::int) as s
+        where case when s = any(${mine}::int[]) then false
+          else pg_try_advisory_lock(hashtext(${key}), s) end
+        limit 1`;
+      if (row) held.set(key, new Set([...mine, row.slot]));
+      return row?.slot;
+    });
   return {
-    acquire: (key, slots) =>
-      run(async (sql) => {
-        // LIMIT 1 stops the scan at the first slot it locks, so no other slot is taken.
-        const [row] = await sql<{ slot: number }[]>`
-          select s as slot from generate_series(0, ${slots - 1}::int) as s
-          where pg_try_advisory_lock(hashtext(${key}), s) limit 1`;
-        return row?.slot;
-      }),
-    release: (key, slot) =>
-      run(async (sql) => {
-        await sql`select pg_advisory_unlock(hashtext(${key}), ${slot}::int)`;
-      }),
+    acquire: (key, slots) => {
+      const attempt = acquiring.then(() => take(key, slots));
+      acquiring = attempt.catch(() => undefined);
+      return attempt;
+    },
+    release: async (key, slot) => {
+      try {
+        await run(async (sql) => {
+          await sql`select pg_advisory_unlock(hashtext(${key}), ${slot}::int)`;
+        });
+      } finally {
+        // Only once unlocked: until then an acquire must not take it again.
+        const mine = held.get(key);
+        mine?.delete(slot);
+        if (mine?.size === 0) held.delete(key);
+      }
+    },
     close: async () => {
       const open = session;
       session = undefined;
+      held.clear();
       (await open)?.release();
     },
   };

@@ -1552,7 +1552,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key has spent its window's request quota, or the client address has failed authentication too often; retry after `Retry-After` seconds. */
+            /** @description The API key already holds its most open event streams (20 unless configured), or has spent its window's request quota, or the client address has failed authentication too often; retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];

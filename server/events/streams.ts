@@ -1,6 +1,6 @@
 import { TRPCError } from '@trpc/server';
 import type { DatabaseHandle } from '../../db/client.js';
-import { prunedThrough, type EventType } from '../../db/queries/events.js';
+import { lastEventId, prunedThrough, type EventType } from '../../db/queries/events.js';
 import type { Logger } from '../process/logger.js';
 import { GoneError } from '../trpc/errors.js';
 import { EventFeed } from './feed.js';
@@ -28,6 +28,29 @@ export interface StreamRequest {
 /** How long a client refused for holding too many streams should wait before trying again. */
 export const STREAM_RETRY_AFTER_SECONDS = 10;
 
+/** The key already holds its most open streams: 429, with `Retry-After` on REST. */
+export class TooManyStreamsError extends TRPCError {
+  constructor(keyId: string, limit: number) {
+    super({
+      code: 'TOO_MANY_REQUESTS',
+      message: `API key ${keyId} already holds ${limit} open event streams; close one, or retry after ${STREAM_RETRY_AFTER_SECONDS} s`,
+    });
+  }
+}
+
+/**
+ * The server is shutting down: a stream is refused (503) or ended, and the client comes back
+ * and resumes. tRPC's client retries this code by itself, after its EventSource reconnects.
+ */
+export class StreamsClosingError extends TRPCError {
+  constructor() {
+    super({
+      code: 'SERVICE_UNAVAILABLE',
+      message: 'The server is shutting down; reconnect and resume from the last event id received',
+    });
+  }
+}
+
 /**
  * The event streams of one process: their shared feed, the per-key limit, and shutdown. The
  * limit is counted across processes and instances on PostgreSQL (session advisory locks, given
@@ -37,16 +60,22 @@ export class EventStreams {
   private readonly feed: EventFeed;
   private readonly open = new Set<Subscription>();
   private readonly localSlots = new Map<string, number>();
+  private closed = false;
 
   constructor(private readonly options: EventStreamsOptions) {
     this.feed = new EventFeed(options.database, options.logger);
   }
 
   async subscribe(request: StreamRequest): Promise<Subscription> {
+    this.refuseWhenClosed();
     const release = await this.takeSlot(request.keyId);
+    let after: number;
     try {
       await this.refuseForgotten(request.after);
       await this.feed.start();
+      after = request.after ?? (await this.startingPoint());
+      // close() may have run meanwhile: a stream it did not see would hold shutdown open.
+      this.refuseWhenClosed();
     } catch (error) {
       release();
       throw error;
@@ -55,18 +84,31 @@ export class EventStreams {
       this.feed,
       this.options.database.db,
       {
-        after: request.after,
+        after,
         types: request.types && new Set(request.types),
         maxQueued: this.options.maxQueued,
       },
       (reason) => {
         this.open.delete(subscription);
         release();
-        if (reason !== 'closed') request.onCutOff();
+        if (reason instanceof TRPCError) request.onCutOff();
       },
     );
     this.open.add(subscription);
     return subscription;
+  }
+
+  /**
+   * Where a stream that does not resume starts: the log's head now, read once when it opens.
+   * The feed's own head may trail it by changes whose notification is still on its way, and a
+   * stream that started there would receive changes committed before it was opened.
+   */
+  private startingPoint(): Promise<number> {
+    return lastEventId(this.options.database.db);
+  }
+
+  private refuseWhenClosed(): void {
+    if (this.closed) throw new StreamsClosingError();
   }
 
   private async refuseForgotten(after: number | undefined): Promise<void> {
@@ -82,11 +124,7 @@ export class EventStreams {
   private async takeSlot(keyId: string): Promise<() => void> {
     const { perKeyLimit, database, logger } = this.options;
     const locks = database.sessionLocks;
-    const refuse = () =>
-      new TRPCError({
-        code: 'TOO_MANY_REQUESTS',
-        message: `API key ${keyId} already holds ${perKeyLimit} open event streams; close one, or retry after ${STREAM_RETRY_AFTER_SECONDS} s`,
-      });
+    const refuse = () => new TooManyStreamsError(keyId, perKeyLimit);
     if (!locks) {
       const held = this.localSlots.get(keyId) ?? 0;
       if (held >= perKeyLimit) throw refuse();
@@ -110,9 +148,13 @@ export class EventStreams {
     };
   }
 
-  /** Ends every stream (their clients see a clean end) and stops listening. */
+  /**
+   * Ends every stream and stops listening; streams asked for from now on are refused. REST
+   * clients see a clean end of the body; tRPC clients a retryable error, so that they come back.
+   */
   async close(): Promise<void> {
-    for (const subscription of [...this.open]) subscription.end();
+    this.closed = true;
+    for (const subscription of [...this.open]) subscription.end('shutdown');
     await this.feed.stop();
   }
 }

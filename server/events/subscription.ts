@@ -12,13 +12,19 @@ export interface EventBody {
 }
 
 export interface SubscriptionOptions {
-  /** Resume after this event id; without it, the stream starts with the next change. */
-  after: number | undefined;
+  /** Every event after this id (the log's head when the stream opened, unless it resumes). */
+  after: number;
   /** Only these types; every type when undefined. */
   types: ReadonlySet<EventType> | undefined;
   /** Events held for a consumer that does not take them, before it is cut off. */
   maxQueued: number;
 }
+
+/**
+ * Why a stream ends: its consumer closed it, the server is shutting down (the client should
+ * come back and resume), or an error for the consumer (cut off for falling behind).
+ */
+export type EndReason = 'closed' | 'shutdown' | TRPCError;
 
 const toBody = (row: EventRow): EventBody => ({
   id: String(row.id),
@@ -39,16 +45,16 @@ export class Subscription implements FeedSubscriber, AsyncIterableIterator<Event
   private catchingUp: boolean;
   private readonly queue: EventBody[] = [];
   private wake: (() => void) | undefined;
-  private ended: 'closed' | TRPCError | undefined;
+  private ended: EndReason | undefined;
 
   constructor(
     private readonly feed: EventFeed,
     private readonly db: Database,
     private readonly options: SubscriptionOptions,
-    private readonly onEnd: (reason: 'closed' | TRPCError) => void,
+    private readonly onEnd: (reason: EndReason) => void,
   ) {
-    this.cursor = options.after ?? feed.head;
-    this.catchingUp = options.after !== undefined && options.after < feed.head;
+    this.cursor = options.after;
+    this.catchingUp = options.after < feed.head;
     if (!this.catchingUp) feed.join(this);
   }
 
@@ -86,7 +92,8 @@ export class Subscription implements FeedSubscriber, AsyncIterableIterator<Event
     for (;;) {
       const event = this.queue.shift();
       if (event) return { value: event, done: false };
-      if (this.ended === 'closed') return { value: undefined, done: true };
+      if (this.ended === 'closed' || this.ended === 'shutdown')
+        return { value: undefined, done: true };
       if (this.ended) throw this.ended;
       if (this.catchingUp) await this.catchUp();
       else await new Promise<void>((resolve) => (this.wake = resolve));
@@ -94,14 +101,22 @@ export class Subscription implements FeedSubscriber, AsyncIterableIterator<Event
     }
   }
 
-  /** Ends the stream: `reason` is thrown to the consumer once the queue is drained, if given. */
-  end(reason: 'closed' | TRPCError = 'closed'): void {
+  /**
+   * Ends the stream. An error is thrown to the consumer once the queue is drained; otherwise
+   * iteration ends at once (after a shutdown the client resumes from the last id it has).
+   */
+  end(reason: EndReason = 'closed'): void {
     if (this.ended) return;
     this.ended = reason;
-    if (reason === 'closed') this.queue.length = 0;
+    if (!(reason instanceof TRPCError)) this.queue.length = 0;
     this.feed.leave(this);
     this.onEnd(reason);
     this.wake?.();
+  }
+
+  /** True once the stream ended because the server is shutting down. */
+  get endedByShutdown(): boolean {
+    return this.ended === 'shutdown';
   }
 
   return(): Promise<IteratorResult<EventBody, undefined>> {

@@ -37,7 +37,8 @@ export function responsesOf(
       headers: { ...(success.headers as Json | undefined) },
     };
   }
-  const errors = { ...binding.errorResponses, ...COMMON_ERRORS };
+  // An operation may say more than the common description (the event stream's own 429).
+  const errors = { ...COMMON_ERRORS, ...binding.errorResponses };
   for (const [status, description] of Object.entries(errors).sort(([a], [b]) =>
     a.localeCompare(b),
   )) {

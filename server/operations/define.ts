@@ -11,7 +11,7 @@ export interface OperationContext extends Context {
 export type Stability = 'stable' | 'beta' | 'experimental';
 
 /** Statuses an operation documents beyond those every authenticated operation can answer. */
-export type ErrorStatus = 400 | 403 | 404 | 409 | 410 | 412 | 413 | 415 | 422;
+export type ErrorStatus = 400 | 403 | 404 | 409 | 410 | 412 | 413 | 415 | 422 | 429;
 
 /** The media types a JSON body may be sent as; PATCH also takes a merge patch's own type. */
 export type BodyMediaType = 'application/json' | 'application/merge-patch+json';

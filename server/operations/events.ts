@@ -1,3 +1,4 @@
+import { STREAM_RETRY_AFTER_SECONDS, TooManyStreamsError } from '../events/streams.js';
 import type { Subscription } from '../events/subscription.js';
 import { EventSchema, StreamEventsInputSchema, type StreamEventsInput } from '../schemas/event.js';
 import type { OperationContext, RestBinding } from './define.js';
@@ -24,17 +25,28 @@ export const streamEvents = {
     successDescription: 'The stream of events.',
     errorResponses: {
       400: 'An unknown type, a non-numeric `after` or `Last-Event-ID`, or an unknown parameter.',
+      429: "The API key already holds its most open event streams (20 unless configured), or has spent its window's request quota, or the client address has failed authentication too often; retry after `Retry-After` seconds.",
       410: 'Events after this id are no longer kept; follow without an id after reading the current state.',
     },
   } satisfies RestBinding,
-  /** A stream for the caller, from `lastEventId` on, or from the next change. */
-  open(ctx: OperationContext, input: StreamEventsInput): Promise<Subscription> {
+  /**
+   * A stream for the caller, from `lastEventId` on, or from the next change. Refused for too
+   * many open streams, the answer says when to retry (`Retry-After`), as the rate limit's does.
+   */
+  async open(ctx: OperationContext, input: StreamEventsInput): Promise<Subscription> {
     if (!ctx.streams) throw new Error('This context serves no event streams');
-    return ctx.streams.subscribe({
-      keyId: ctx.principal.keyId,
-      after: input?.lastEventId === undefined ? undefined : Number(input.lastEventId),
-      types: input?.types,
-      onCutOff: ctx.closeConnection,
-    });
+    try {
+      return await ctx.streams.subscribe({
+        keyId: ctx.principal.keyId,
+        after: input?.lastEventId === undefined ? undefined : Number(input.lastEventId),
+        types: input?.types,
+        onCutOff: ctx.closeConnection,
+      });
+    } catch (error) {
+      if (error instanceof TooManyStreamsError) {
+        ctx.responseHeaders['retry-after'] = String(STREAM_RETRY_AFTER_SECONDS);
+      }
+      throw error;
+    }
   },
 };

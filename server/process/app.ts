@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AnyTRPCRouter } from '@trpc/server';
 import type { DatabaseHandle } from '../../db/client.js';
@@ -104,6 +104,18 @@ export interface App {
   close(graceMs?: number): Promise<void>;
 }
 
+/**
+ * Ends the response's connection once the response is finished (every byte handed to the
+ * socket, sent before the FIN). For answers whose headers say keep-alive whatever we set: a
+ * stream open when shutdown began, and tRPC's SSE answers, whose headers it writes itself.
+ * An EventSource would otherwise reconnect on the same connection and hold shutdown open.
+ */
+function endConnectionAfter(res: ServerResponse): void {
+  res.once('finish', () => {
+    res.socket?.end();
+  });
+}
+
 export function createApp(options: AppOptions): App {
   const { database, logger } = options;
   const api = options.api ?? { router: appRouter, operations };
@@ -185,7 +197,10 @@ export function createApp(options: AppOptions): App {
   server.on('request', (req, res) => {
     // While closing, each answer ends its connection: a keep-alive client must not hold
     // shutdown open until its socket idles out.
-    if (closing) res.setHeader('connection', 'close');
+    if (closing) {
+      res.setHeader('connection', 'close');
+      endConnectionAfter(res);
+    }
     inFlight.enter(req, res);
     handler(req, res);
   });
@@ -208,6 +223,8 @@ export function createApp(options: AppOptions): App {
       await streams.close();
       await new Promise<void>((resolve) => {
         for (const res of inFlight.unsent()) res.setHeader('connection', 'close');
+        // Streams sent their headers long ago, keep-alive: the connection ends with them.
+        for (const res of inFlight.all()) endConnectionAfter(res);
         const force = setTimeout(() => {
           server.closeAllConnections();
         }, graceMs);

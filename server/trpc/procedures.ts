@@ -8,6 +8,7 @@ import type {
   OperationContext,
   RestBinding,
 } from '../operations/define.js';
+import { StreamsClosingError } from '../events/streams.js';
 import type { streamEvents } from '../operations/events.js';
 import { toTRPCError } from './errors.js';
 import { middleware, procedure, type Meta } from './init.js';
@@ -103,21 +104,28 @@ export function proceduresOf<T extends Record<string, AnyOperation>>(
 
 /**
  * The subscription of a stream definition: each event sent with `tracked(id, event)`, so that
- * httpSubscriptionLink resumes after the last id it saw when it reconnects.
+ * httpSubscriptionLink resumes after the last id it saw when it reconnects. The stream opens
+ * before tRPC answers, so `connected` (the client's onStarted) means the subscription is in
+ * place: every change after it arrives. At shutdown the iteration ends with a retryable error
+ * rather than a return, which tRPC's client would take as the end of the subscription.
  */
 export function subscriptionProcedure(stream: typeof streamEvents) {
   return procedure
     .use(guard(stream.scope))
     .input(stream.input)
-    .subscription(async function* ({ ctx, input, signal }) {
+    .subscription(async ({ ctx, input, signal }) => {
       const events = await ctx.budget.within(stream.open(ctx, input));
       const stop = () => void events.return();
-      signal?.addEventListener('abort', stop);
-      try {
-        for await (const event of events) yield tracked(event.id, event);
-      } finally {
-        signal?.removeEventListener('abort', stop);
-        await events.return();
-      }
+      if (signal?.aborted) stop();
+      else signal?.addEventListener('abort', stop);
+      return (async function* () {
+        try {
+          for await (const event of events) yield tracked(event.id, event);
+          if (events.endedByShutdown) throw new StreamsClosingError();
+        } finally {
+          signal?.removeEventListener('abort', stop);
+          await events.return();
+        }
+      })();
     });
 }

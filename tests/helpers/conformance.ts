@@ -29,6 +29,8 @@ export interface Conformance {
    * which a URL would normalise into another path.
    */
   checkTarget(method: string, target: string, response: CheckedResponse): void;
+  /** Fails unless `value` matches the document's schema at `ref` (`/components/schemas/Event`). */
+  checkSchema(ref: string, value: unknown, context: string): void;
 }
 
 type Envelope =
@@ -167,6 +169,7 @@ export async function loadConformance(origin: string): Promise<Conformance> {
   return {
     document,
     checkOperation,
+    checkSchema: validate,
     checkTrpc: (url, response) => {
       checkTrpcPath(new URL(url).pathname, response);
     },

@@ -48,6 +48,12 @@ export interface TestServerOptions {
   /** False serves every `/trpc` call through tRPC's own adapter, to compare with the fast path. */
   trpcFastPath?: boolean;
   maxBatchCalls?: number;
+  /** Event streams one key may hold open (the app's eventStreamsPerKey). */
+  eventStreamsPerKey?: number;
+  /** How long events are kept, in seconds (the app's eventRetentionSeconds). */
+  eventRetentionSeconds?: number;
+  /** Events held for a stream whose client does not read (the app's eventStreamBuffer). */
+  eventStreamBuffer?: number;
 }
 
 /** A log destination that keeps every line, parsed: a line that is not JSON fails the test. */
@@ -82,6 +88,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     timeouts: options.timeouts,
     trpcFastPath: options.trpcFastPath,
     maxBatchCalls: options.maxBatchCalls,
+    eventStreamsPerKey: options.eventStreamsPerKey,
+    eventRetentionSeconds: options.eventRetentionSeconds,
+    eventStreamBuffer: options.eventStreamBuffer,
   });
   const address = await app.listen(0, '127.0.0.1');
   const origin = `http://127.0.0.1:${address.port}`;

@@ -4,7 +4,7 @@ import type { DatabaseHandle } from '../../../db/client.js';
 import type { Authenticator } from '../../auth/authenticator.js';
 import type { FailureBudget } from '../../auth/failure-budget.js';
 import type { ChangeNotifier } from '../../events/notifier.js';
-import type { EventStreams } from '../../events/streams.js';
+import { StreamsClosingError, type EventStreams } from '../../events/streams.js';
 import type { AnyOperation } from '../../operations/define.js';
 import { summarizeError } from '../../process/error-summary.js';
 import type { Logger } from '../../process/logger.js';
@@ -70,6 +70,8 @@ export function createRequestHandler(deps: HandlerDeps) {
   // One line per failed request, with what an operator needs to match it to its request and
   // its cause; never the error's message, which may quote the statement's values.
   const logServerError = (error: TRPCError, state: RequestState) => {
+    // Streams ended or refused by a shutdown are the shutdown working, not a failure.
+    if (error instanceof StreamsClosingError) return;
     const message = SERVER_FAILURES[error.code];
     if (!message) return;
     const stack = error.code === 'INTERNAL_SERVER_ERROR';

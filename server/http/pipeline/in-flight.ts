@@ -9,6 +9,8 @@ export interface InFlight {
   enter(req: IncomingMessage, res: ServerResponse): void;
   /** Responses being answered whose headers are not sent yet. */
   unsent(): ServerResponse[];
+  /** Every response being answered: those whose headers are sent are streams still open. */
+  all(): ServerResponse[];
 }
 
 /**
@@ -34,10 +36,13 @@ export function trackInFlight(server: Server): InFlight {
       });
     },
     unsent() {
+      return this.all().filter((res) => !res.headersSent);
+    },
+    all() {
       const responses: ServerResponse[] = [];
       for (const socket of sockets) {
         const res = socket[CURRENT];
-        if (res && !res.headersSent) responses.push(res);
+        if (res) responses.push(res);
       }
       return responses;
     },

@@ -35,6 +35,7 @@ const frame = (event: EventBody) =>
 
 /** Resolves when the socket takes more, or is gone. */
 function writable(res: ServerResponse): Promise<void> {
+  if (res.destroyed) return Promise.resolve();
   return new Promise((resolve) => {
     const done = () => {
       res.off('drain', done);
@@ -49,7 +50,14 @@ function writable(res: ServerResponse): Promise<void> {
 async function serve({ req, res, state, ctx }: Call): Promise<void> {
   authorize(ctx.principal, streamEvents.scope);
   const input = inputOf(state.query, req.headers['last-event-id'] as string | undefined);
+  const client = { gone: false };
+  res.once('close', () => (client.gone = true));
   const events = await ctx.budget.within(streamEvents.open(ctx as OperationContext, input));
+  // A client that left while the stream opened is gone already: its 'close' will not come again.
+  if (client.gone) {
+    await events.return();
+    return;
+  }
   res.writeHead(200, {
     ...state.headers,
     'content-type': 'text/event-stream; charset=utf-8',

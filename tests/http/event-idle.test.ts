@@ -1,0 +1,53 @@
+import postgres from 'postgres';
+import { afterAll, describe, expect, it } from 'vitest';
+import { testDatabaseTarget } from '../helpers/database.js';
+import { followEvents, type EventFollower } from '../helpers/events.js';
+import { TEST_KEY, startTestServer, type TestServer } from '../helpers/server.js';
+
+const target = testDatabaseTarget();
+
+/**
+ * Which of the service's connections ran a statement since `since` (a database timestamp):
+ * pg_stat_activity's state_change moves whenever a connection starts or finishes one.
+ */
+async function busySince(sql: postgres.Sql, since: Date): Promise<string[]> {
+  const rows = await sql<{ query: string }[]>`
+    select query from pg_stat_activity
+    where datname = current_database() and application_name = 'petstore'
+      and state_change > ${since}`;
+  return rows.map((row) => row.query);
+}
+
+/** pg_stat_activity shows other connections' statements: PostgreSQL only. */
+describe.runIf(target.kind === 'postgres')('idle event streams (PostgreSQL)', () => {
+  let server: TestServer | undefined;
+  let sql: postgres.Sql | undefined;
+  afterAll(async () => {
+    await sql?.end();
+    await server?.close();
+  });
+
+  it('cost no database statement while nothing changes; a change costs the feed one read', async () => {
+    server = await startTestServer({ eventStreamsPerKey: 50 });
+    const { options } = server.database;
+    if (options.kind !== 'postgres') throw new Error('PostgreSQL only');
+    sql = postgres(options.url, { max: 1, onnotice: () => undefined });
+    const followers: EventFollower[] = [];
+    for (let i = 0; i < 20; i++) followers.push(await followEvents(server, TEST_KEY));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const [{ now } = { now: new Date() }] = await sql<{ now: Date }[]>`select now()`;
+
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect(await busySince(sql, now)).toEqual([]);
+
+    const created = await server.api<{ id: number }>('POST', '/v1/pets', {
+      body: { name: 'Wakes the feed', categoryId: 1 },
+    });
+    await Promise.all(followers.map((follower) => follower.until('pet.created', created.body.id)));
+    // The create itself and the one shared read of the log: not one read per stream.
+    const statements = await busySince(sql, now);
+    const reads = statements.filter((query) => /from "events"/.test(query));
+    expect(reads.length).toBeLessThanOrEqual(1);
+    for (const follower of followers) follower.close();
+  });
+});
