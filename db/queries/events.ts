@@ -1,6 +1,6 @@
 import { asc, lt, sql } from 'drizzle-orm';
 import type { Database } from '../database.js';
-import { statementOf, transaction, type Runner } from '../runner.js';
+import { runnerFor, statementOf, transaction, type Queryable } from '../runner.js';
 import { eventRetention, events, type eventType } from '../schema.js';
 
 export type EventType = (typeof eventType.enumValues)[number];
@@ -36,9 +36,9 @@ const appendStatement = statementOf(sql`
   from event_order, input order by input.ord`);
 
 /** Appends events as the last statement of a transaction, under the shared lock above. */
-export async function appendEvents(tx: Runner, newEvents: readonly NewEvent[]): Promise<void> {
+export async function appendEvents(on: Queryable, newEvents: readonly NewEvent[]): Promise<void> {
   if (newEvents.length === 0) return;
-  await tx.rows(appendStatement, { events: JSON.stringify(newEvents) });
+  await runnerFor(on).rows(appendStatement, { events: JSON.stringify(newEvents) });
 }
 
 /** postgres.js hands timestamps over as text (drizzle's setting), PGlite as dates. */

@@ -1,7 +1,6 @@
-import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
+import { postgresRunner, transaction, type Runner, type Transactor } from '../../db/runner.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../../db/database.js';
 import {
   appendEvents,
   eventsAfter,
@@ -60,7 +59,7 @@ describe('appendEvents', () => {
 
   it('leaves no event when its transaction rolls back', async () => {
     const start = await lastEventId(db());
-    const rolledBack = db().transaction(async (tx) => {
+    const rolledBack = transaction(db(), async (tx) => {
       await appendEvents(tx, [change('never')]);
       await insertPets(tx, [{ name: 'Never created', categoryId: 1, status: 'available' }]);
       throw new Error('rolled back on purpose');
@@ -125,16 +124,16 @@ function gate(): { promise: Promise<undefined>; open: () => void } {
 /** A second and third connection of their own: PGlite has only one, so PostgreSQL only. */
 describe.runIf(target.kind === 'postgres')('two writers on two connections (PostgreSQL)', () => {
   const clients: postgres.Sql[] = [];
-  const connection = (): Database => {
+  const connection = (): Transactor => {
     const { options } = database;
     if (options.kind !== 'postgres') throw new Error('PostgreSQL only');
     const client = postgres(options.url, { max: 1, onnotice: () => undefined });
     clients.push(client);
-    return drizzle(client, { schema, casing: schema.DATABASE_CASING });
+    return postgresRunner(client);
   };
   afterAll(() => Promise.all(clients.map((client) => client.end())));
 
-  const writers: Record<string, (tx: Database, name: string) => Promise<unknown>> = {
+  const writers: Record<string, (tx: Runner, name: string) => Promise<unknown>> = {
     appendEvents: (tx, name) => appendEvents(tx, [change(name)]),
     insertPets: (tx, name) => insertPets(tx, [{ name, categoryId: 3, status: 'available' }]),
   };
