@@ -23,7 +23,9 @@ export function statementOf(query: SQL | { toSQL(): Statement }): Statement {
  * database (the pool) or on one transaction. Prepared, postgres.js describes a statement once
  * per connection; run unprepared, as drizzle's own queries are, it asks the server to describe
  * every one first, a round trip more each time. The rows are mapped in db/queries, once per
- * table, so drizzle's generic row mapping is not paid either.
+ * table, so drizzle's generic row mapping is not paid either. JSON goes in as text cast in
+ * SQL (`::text::jsonb`): a parameter typed jsonb would go through the driver's serializer,
+ * which drizzle replaces on the clients it wraps, so the result would depend on who made it.
  */
 export interface Runner {
   rows(statement: Statement, values?: Record<string, unknown>): Promise<unknown[][]>;

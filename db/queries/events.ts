@@ -28,7 +28,7 @@ export const EVENT_ORDER_LOCK = 7_246_110_845;
 const appendStatement = statementOf(sql`
   with event_order as (select pg_advisory_xact_lock_shared(${EVENT_ORDER_LOCK})),
   input as (
-    select e.event, e.ord from jsonb_array_elements(${sql.placeholder('events')}::jsonb)
+    select e.event, e.ord from jsonb_array_elements(${sql.placeholder('events')}::text::jsonb)
       with ordinality as e(event, ord)
   )
   insert into events (type, data)

@@ -59,7 +59,7 @@ export async function findIdempotencyRecord(
 const saveStatement = statementOf(sql`
   insert into idempotency_keys (api_key_id, key, operation, request_hash, response)
   values (${sql.placeholder('apiKeyId')}, ${sql.placeholder('key')}, ${sql.placeholder('operation')},
-    ${sql.placeholder('requestHash')}, ${sql.placeholder('response')}::jsonb)
+    ${sql.placeholder('requestHash')}, ${sql.placeholder('response')}::text::jsonb)
   on conflict (api_key_id, key) do update set
     operation = excluded.operation, request_hash = excluded.request_hash,
     response = excluded.response, created_at = now()`);

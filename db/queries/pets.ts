@@ -105,7 +105,7 @@ const PET_ID_ORDER_LOCK = 7_246_110_843;
 const insertStatement = statementOf(sql`
   with id_order as (select pg_advisory_xact_lock(${PET_ID_ORDER_LOCK})),
   input as (
-    select e.pet, e.ord from jsonb_array_elements(${sql.placeholder('pets')}::jsonb)
+    select e.pet, e.ord from jsonb_array_elements(${sql.placeholder('pets')}::text::jsonb)
       with ordinality as e(pet, ord)
   ),
   inserted as (
