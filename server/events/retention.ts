@@ -1,8 +1,7 @@
 import type { Database } from '../../db/database.js';
 import { pruneEvents } from '../../db/queries/events.js';
-import { deleteInBatches, runPeriodically } from '../process/periodic.js';
+import { deleteInBatches, PURGE_SCHEDULE, runPeriodically } from '../process/periodic.js';
 
-const PRUNE_INTERVAL_MS = 10 * 60_000;
 const PRUNE_BATCH_SIZE = 1_000;
 
 /** Deletes events past the retention, oldest first, and records the last id deleted. */
@@ -15,9 +14,5 @@ export function startEventRetention(
   retentionSeconds: number,
   onError: (error: unknown) => void,
 ): { stop(): void } {
-  return runPeriodically(
-    () => pruneExpiredEvents(db, retentionSeconds),
-    PRUNE_INTERVAL_MS,
-    onError,
-  );
+  return runPeriodically(() => pruneExpiredEvents(db, retentionSeconds), PURGE_SCHEDULE, onError);
 }

@@ -1,9 +1,8 @@
 import type { Database } from '../../db/database.js';
 import { deleteExpiredIdempotencyKeys } from '../../db/queries/idempotency-keys.js';
-import { deleteInBatches, runPeriodically } from '../process/periodic.js';
+import { deleteInBatches, PURGE_SCHEDULE, runPeriodically } from '../process/periodic.js';
 import { IDEMPOTENCY_TTL_SECONDS } from './replay.js';
 
-const PURGE_INTERVAL_MS = 10 * 60_000;
 const PURGE_BATCH_SIZE = 1_000;
 
 /**
@@ -24,5 +23,5 @@ export function startIdempotencyPurge(
   db: Database,
   onError: (error: unknown) => void,
 ): { stop(): void } {
-  return runPeriodically(() => purgeExpiredIdempotencyKeys(db), PURGE_INTERVAL_MS, onError);
+  return runPeriodically(() => purgeExpiredIdempotencyKeys(db), PURGE_SCHEDULE, onError);
 }

@@ -1,14 +1,23 @@
+export interface Schedule {
+  /** The first run, soon after start: a service restarted more often than `everyMs` still runs it. */
+  firstAfterMs: number;
+  everyMs: number;
+}
+
+/** The background purges: a minute after start, then every ten minutes. */
+export const PURGE_SCHEDULE: Schedule = { firstAfterMs: 60_000, everyMs: 10 * 60_000 };
+
 /**
- * Runs `task` every `intervalMs`, off the request path, never two at once; the timer never
- * keeps the process alive. For the background purges (expired idempotency keys, old events).
+ * Runs `task` on `schedule`, off the request path, never two at once; the timers never keep
+ * the process alive. For the background purges (expired idempotency keys, old events).
  */
 export function runPeriodically(
   task: () => Promise<unknown>,
-  intervalMs: number,
+  schedule: Schedule,
   onError: (error: unknown) => void,
 ): { stop(): void } {
   let running = false;
-  const timer = setInterval(() => {
+  const tick = () => {
     if (running) return;
     running = true;
     task()
@@ -16,10 +25,16 @@ export function runPeriodically(
       .finally(() => {
         running = false;
       });
-  }, intervalMs);
+  };
+  let timer: NodeJS.Timeout = setTimeout(() => {
+    tick();
+    timer = setInterval(tick, schedule.everyMs);
+    timer.unref();
+  }, schedule.firstAfterMs);
   timer.unref();
   return {
     stop: () => {
+      clearTimeout(timer);
       clearInterval(timer);
     },
   };
