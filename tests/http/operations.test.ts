@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { followEvents } from '../helpers/events.js';
 import { newPet } from '../helpers/factories.js';
 import { startTestServer, TEST_KEY, useTestServer } from '../helpers/server.js';
 
@@ -62,6 +63,7 @@ describe('request log', () => {
     const [get] = logFor('get-1');
     expect(get).toMatchObject({ method: 'GET', route: '/pets/{petId}', status: 200 });
     expect(get?.durationMs).toEqual(expect.any(Number));
+    expect(get).not.toHaveProperty('aborted');
   });
 
   it('stamps each line with the moment it was written, in ISO 8601', async () => {
@@ -85,6 +87,19 @@ describe('request log', () => {
     expect(logFor('trpc-1')).toEqual([
       expect.objectContaining({ method: 'GET', route: '/trpc/pets.list', status: 200 }),
     ]);
+  });
+
+  it('logs a request whose client left before the answer was complete, marked aborted', async () => {
+    const follower = await followEvents(server, TEST_KEY, '', {
+      headers: { 'x-request-id': 'left-stream-1' },
+    });
+    expect(logFor('left-stream-1'), 'nothing while the stream is open').toEqual([]);
+    follower.close();
+    await expect
+      .poll(() => logFor('left-stream-1'))
+      .toEqual([
+        expect.objectContaining({ route: '/events', status: 200, aborted: true, keyId: 'env-1' }),
+      ]);
   });
 
   it('carries the generated request id when the caller sent none', async () => {

@@ -144,7 +144,9 @@ export function createRequestHandler(deps: HandlerDeps) {
 
   return (req: IncomingMessage, res: ServerResponse): void => {
     const state = createRequestState(req, deps);
-    res.once('finish', () => {
+    // 'close' rather than 'finish': a client that leaves early (an event stream it stops
+    // following) is logged too, marked as aborted.
+    res.once('close', () => {
       if (state.route === '/healthz' || state.route === '/readyz') return;
       logger.info({
         reqId: state.requestId,
@@ -153,6 +155,7 @@ export function createRequestHandler(deps: HandlerDeps) {
         status: res.statusCode,
         durationMs: Math.round((performance.now() - state.startedAt) * 10) / 10,
         keyId: state.keyId,
+        ...(res.writableFinished ? {} : { aborted: true }),
       });
     });
     if (cors(req, state.headers)) {
