@@ -12,8 +12,10 @@ export interface EventStreamsOptions {
   logger: Logger;
   /** Streams one API key may hold open at once, REST and tRPC together. */
   perKeyLimit: number;
-  /** Events held for a stream whose client does not read, before it is cut off. */
+  /** Events queued for one stream at most; past it, the stream reads the log at its own pace. */
   maxQueued: number;
+  /** How long a stream may stay behind the live events after its queue overflowed. */
+  maxLagMs: number;
 }
 
 export interface StreamRequest {
@@ -71,9 +73,8 @@ export class EventStreams {
     const release = await this.takeSlot(request.keyId);
     let after: number;
     try {
-      await this.refuseForgotten(request.after);
       await this.feed.start();
-      after = request.after ?? (await this.startingPoint());
+      after = await this.startingPoint(request.after);
       // close() may have run meanwhile: a stream it did not see would hold shutdown open.
       this.refuseWhenClosed();
     } catch (error) {
@@ -87,6 +88,7 @@ export class EventStreams {
         after,
         types: request.types && new Set(request.types),
         maxQueued: this.options.maxQueued,
+        maxLagMs: this.options.maxLagMs,
       },
       (reason) => {
         this.open.delete(subscription);
@@ -99,25 +101,34 @@ export class EventStreams {
   }
 
   /**
-   * Where a stream that does not resume starts: the log's head now, read once when it opens.
-   * The feed's own head may trail it by changes whose notification is still on its way, and a
-   * stream that started there would receive changes committed before it was opened.
+   * Where a stream starts: at the log's head now, read once when it opens (the feed's own head
+   * may trail it by changes whose notification is still on its way, and a stream that started
+   * there would receive changes committed before it was opened), or after the id it resumes
+   * from, which retention must not have deleted yet.
    */
-  private startingPoint(): Promise<number> {
-    return lastEventId(this.options.database.db);
+  private async startingPoint(after: number | undefined): Promise<number> {
+    const { db } = this.options.database;
+    if (after === undefined) return lastEventId(db);
+    const pruned = await prunedThrough(db);
+    if (after < pruned) {
+      throw new GoneError(
+        `Events after ${after} are no longer kept (up to ${pruned} were deleted by retention); start a new stream without a last event id and read the current state again`,
+      );
+    }
+    // An id beyond every event kept or deleted was never sent (a client of another database,
+    // or of one restored from a backup): resuming there would silently skip every event up to it.
+    const last = Math.max(await lastEventId(db), pruned);
+    if (after > last) {
+      throw new TRPCError({
+        code: 'BAD_REQUEST',
+        message: `Event ${after} was never sent: the last event is ${last}; start a new stream without a last event id and read the current state again`,
+      });
+    }
+    return after;
   }
 
   private refuseWhenClosed(): void {
     if (this.closed) throw new StreamsClosingError();
-  }
-
-  private async refuseForgotten(after: number | undefined): Promise<void> {
-    if (after === undefined) return;
-    const pruned = await prunedThrough(this.options.database.db);
-    if (after >= pruned) return;
-    throw new GoneError(
-      `Events after ${after} are no longer kept (up to ${pruned} were deleted by retention); start a new stream without a last event id and read the current state again`,
-    );
   }
 
   /** A slot of the key's limit, or 429; returns its release. */

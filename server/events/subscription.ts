@@ -16,13 +16,15 @@ export interface SubscriptionOptions {
   after: number;
   /** Only these types; every type when undefined. */
   types: ReadonlySet<EventType> | undefined;
-  /** Events held for a consumer that does not take them, before it is cut off. */
+  /** Events held for a consumer at most; past it, the stream reads the log at its own pace. */
   maxQueued: number;
+  /** How long a consumer whose queue overflowed may stay behind the live events. */
+  maxLagMs: number;
 }
 
 /**
  * Why a stream ends: its consumer closed it, the server is shutting down (the client should
- * come back and resume), or an error for the consumer (cut off for falling behind).
+ * come back and resume), or an error for the consumer (cut off for not reading).
  */
 export type EndReason = 'closed' | 'shutdown' | TRPCError;
 
@@ -35,17 +37,20 @@ const toBody = (row: EventRow): EventBody => ({
 
 /**
  * One stream's view of the event log, as an async iterator of events in id order, each once.
- * Resuming, it reads the log itself one page at a time, only as fast as its consumer takes
- * them; once it has read up to the feed's head it joins the feed and waits for live events
- * without querying. A consumer that falls `maxQueued` events behind is cut off, so a client
- * that stops reading cannot grow the heap.
+ * Live, it takes what the feed hands out, without querying. Behind (resuming, or when a burst
+ * fills its queue) it leaves the feed and reads the log itself a page at a time, only as fast
+ * as its consumer takes them, then joins the feed again once it has caught up: a slow consumer
+ * falls behind but never loses an event or grows the heap. A consumer still behind `maxLagMs`
+ * after its queue overflowed reads slower than the store changes, or not at all (the kernel's
+ * socket buffers hide which): it is cut off, and resumes from its last id when it can.
  */
 export class Subscription implements FeedSubscriber, AsyncIterableIterator<EventBody> {
   private cursor: number;
-  private catchingUp: boolean;
+  private catchingUp = true;
   private readonly queue: EventBody[] = [];
   private wake: (() => void) | undefined;
   private ended: EndReason | undefined;
+  private lagTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly feed: EventFeed,
@@ -54,38 +59,54 @@ export class Subscription implements FeedSubscriber, AsyncIterableIterator<Event
     private readonly onEnd: (reason: EndReason) => void,
   ) {
     this.cursor = options.after;
-    this.catchingUp = options.after < feed.head;
-    if (!this.catchingUp) feed.join(this);
+    if (options.after >= feed.head) this.joinFeed();
   }
 
   deliver(events: readonly EventRow[]): void {
-    for (const row of events) this.take(row);
+    for (const row of events) if (!this.take(row)) break;
     this.wake?.();
   }
 
-  private take(row: EventRow): void {
-    if (row.id <= this.cursor || this.ended) return;
-    this.cursor = row.id;
-    if (this.options.types && !this.options.types.has(row.type)) return;
+  /** Queues the event unless the queue is full; false when it is (the event is left unread). */
+  private take(row: EventRow): boolean {
+    if (row.id <= this.cursor || this.ended) return true;
     if (this.queue.length >= this.options.maxQueued) {
+      this.fallBehind();
+      return false;
+    }
+    this.cursor = row.id;
+    if (!this.options.types || this.options.types.has(row.type)) this.queue.push(toBody(row));
+    return true;
+  }
+
+  private joinFeed(): void {
+    this.catchingUp = false;
+    clearTimeout(this.lagTimer);
+    this.lagTimer = undefined;
+    this.feed.join(this);
+  }
+
+  private fallBehind(): void {
+    if (this.catchingUp) return;
+    this.catchingUp = true;
+    this.feed.leave(this);
+    const { maxLagMs } = this.options;
+    this.lagTimer = setTimeout(() => {
       this.end(
         new TRPCError({
           code: 'TOO_MANY_REQUESTS',
-          message: `The stream fell more than ${this.options.maxQueued} events behind and was closed; resume from the last event id received`,
+          message: `The client stayed more than ${this.options.maxQueued} events behind for ${Math.round(maxLagMs / 1000)} s, and the stream was closed; resume from the last event id received`,
         }),
       );
-      return;
-    }
-    this.queue.push(toBody(row));
+    }, maxLagMs);
+    this.lagTimer.unref();
   }
 
   private async catchUp(): Promise<void> {
-    const page = await eventsAfter(this.db, this.cursor, EVENT_PAGE);
+    const limit = Math.min(EVENT_PAGE, this.options.maxQueued);
+    const page = await eventsAfter(this.db, this.cursor, limit);
     for (const row of page) this.take(row);
-    if (page.length < EVENT_PAGE && this.cursor >= this.feed.head && !this.ended) {
-      this.catchingUp = false;
-      this.feed.join(this);
-    }
+    if (page.length < limit && this.cursor >= this.feed.head && !this.ended) this.joinFeed();
   }
 
   async next(): Promise<IteratorResult<EventBody, undefined>> {
@@ -101,19 +122,16 @@ export class Subscription implements FeedSubscriber, AsyncIterableIterator<Event
     }
   }
 
-  /**
-   * Ends the stream. An error is thrown to the consumer once the queue is drained; otherwise
-   * iteration ends at once (after a shutdown the client resumes from the last id it has).
-   */
+  /** Ends the stream: iteration ends at once, with the error when there is one. */
   end(reason: EndReason = 'closed'): void {
     if (this.ended) return;
     this.ended = reason;
-    if (!(reason instanceof TRPCError)) this.queue.length = 0;
+    this.queue.length = 0;
+    clearTimeout(this.lagTimer);
     this.feed.leave(this);
     this.onEnd(reason);
     this.wake?.();
   }
-
   /** True once the stream ended because the server is shutting down. */
   get endedByShutdown(): boolean {
     return this.ended === 'shutdown';

@@ -18,13 +18,13 @@ export const streamEvents = {
     operationId: 'streamEvents',
     summary: 'Follow every change',
     description:
-      'Server-sent events (`text/event-stream`): each change as `id:`, `event:` (its type) and `data:` (the Event as JSON), in id order, each once. Send `Last-Event-ID` (or `?after=`; the header wins) to resume after an event: every later one, then live ones. Without it the stream starts with the next change. `?types=pet.created,order.placed` keeps only those types. A comment line comes at least every 15 s. Events are kept 7 days: resuming from an id older than that is 410, after which a client reads the current state again and follows without an id. At most 20 open streams per API key (REST and tRPC together): the next is 429.',
+      'Server-sent events (`text/event-stream`): each change as `id:`, `event:` (its type) and `data:` (the Event as JSON), in id order, each once. Send `Last-Event-ID` (or `?after=`; the header wins) to resume after an event: every later one, then live ones. Without it the stream starts with the next change. `?types=pet.created,order.placed` keeps only those types. A comment line comes at least every 15 s. Events are kept 7 days unless the operator configured otherwise: resuming from an id older than that is 410, after which a client reads the current state again and follows without an id. At most 20 open streams per API key unless configured (REST and tRPC together): the next is 429.',
     tags: ['events'],
     stability: 'experimental',
     successStatus: 200,
     successDescription: 'The stream of events.',
     errorResponses: {
-      400: 'An unknown type, a non-numeric `after` or `Last-Event-ID`, or an unknown parameter.',
+      400: 'An unknown type, a non-numeric `after` or `Last-Event-ID`, an id beyond the last event (never sent by this service), or an unknown parameter.',
       429: "The API key already holds its most open event streams (20 unless configured), or has spent its window's request quota, or the client address has failed authentication too often; retry after `Retry-After` seconds.",
       410: 'Events after this id are no longer kept; follow without an id after reading the current state.',
     },

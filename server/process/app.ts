@@ -50,8 +50,10 @@ export interface AppOptions {
   eventStreamsPerKey?: number;
   /** How long events are kept (EVENTS_RETENTION, default 7 days), in seconds. */
   eventRetentionSeconds?: number;
-  /** Events held for a stream whose client does not read, before it is cut off. */
+  /** Events queued for one stream at most; past it, the stream reads the log at its own pace. */
   eventStreamBuffer?: number;
+  /** How long a stream may stay behind after its queue overflowed (EVENT_STREAM_MAX_LAG). */
+  eventStreamMaxLagSeconds?: number;
   /**
    * Plain tRPC calls skip tRPC's node adapter (default); false sends every `/trpc` call through
    * it, which the wire test compares against.
@@ -63,8 +65,9 @@ const DEFAULT_MAX_BATCH_CALLS = 20;
 const DEFAULT_AUTH_FAILURE_LIMIT: RateLimitSetting = { limit: 30, windowSeconds: 60 };
 const DEFAULT_STREAMS_PER_KEY = 20;
 const DEFAULT_EVENT_RETENTION_SECONDS = 7 * 86_400;
-/** Some hundred KB per stream at most: a client that falls this far behind is cut off. */
+/** Some hundred KB per stream at most: a client that falls further behind reads the log. */
 const DEFAULT_STREAM_BUFFER = 1_000;
+const DEFAULT_STREAM_MAX_LAG_SECONDS = 30;
 
 /**
  * The fast `/trpc` path writes tRPC's wire format itself, so it runs only on the tRPC version
@@ -142,6 +145,7 @@ export function createApp(options: AppOptions): App {
     logger,
     perKeyLimit: options.eventStreamsPerKey ?? DEFAULT_STREAMS_PER_KEY,
     maxQueued: options.eventStreamBuffer ?? DEFAULT_STREAM_BUFFER,
+    maxLagMs: (options.eventStreamMaxLagSeconds ?? DEFAULT_STREAM_MAX_LAG_SECONDS) * 1000,
   });
   const notifier = createChangeNotifier(database, logger);
   const handler = createRequestHandler({

@@ -87,6 +87,8 @@ const configSchema = z.object({
   EVENTS_RETENTION: duration.default(7 * 86_400),
   /** Event streams one API key may hold open, REST and tRPC together. */
   EVENT_STREAMS_PER_KEY: z.coerce.number().int().min(1).max(10_000).default(20),
+  /** Seconds a stream may stay behind the live events after its queue overflowed. */
+  EVENT_STREAM_MAX_LAG: z.coerce.number().int().min(1).max(3600).default(30),
   /** Calls one tRPC batch may hold; each counts against the key's rate limit. */
   TRPC_MAX_BATCH: z.coerce.number().int().min(1).max(1000).default(20),
   WORKERS: workers,

@@ -58,6 +58,7 @@ export async function serve(
     maxBatchCalls: config.TRPC_MAX_BATCH,
     eventStreamsPerKey: config.EVENT_STREAMS_PER_KEY,
     eventRetentionSeconds: config.EVENTS_RETENTION,
+    eventStreamMaxLagSeconds: config.EVENT_STREAM_MAX_LAG,
   });
   const address = await app.listen(config.PORT, config.HOST);
   logger.info(

@@ -22,6 +22,14 @@ describe('EVENTS_RETENTION and EVENT_STREAMS_PER_KEY', () => {
     expect(() => loadConfig({ EVENTS_RETENTION: text })).toThrow(/EVENTS_RETENTION/);
   });
 
+  it('reads EVENT_STREAM_MAX_LAG in seconds, 30 by default, and refuses what is not one', () => {
+    expect(loadConfig({}).EVENT_STREAM_MAX_LAG).toBe(30);
+    expect(loadConfig({ EVENT_STREAM_MAX_LAG: '5' }).EVENT_STREAM_MAX_LAG).toBe(5);
+    for (const text of ['0', '1.5', 'soon']) {
+      expect(() => loadConfig({ EVENT_STREAM_MAX_LAG: text })).toThrow(/EVENT_STREAM_MAX_LAG/);
+    }
+  });
+
   it('reads EVENT_STREAMS_PER_KEY and refuses what is not a positive count', () => {
     expect(loadConfig({ EVENT_STREAMS_PER_KEY: '3' }).EVENT_STREAMS_PER_KEY).toBe(3);
     for (const text of ['0', '-2', '2.5', 'many']) {

@@ -52,8 +52,10 @@ export interface TestServerOptions {
   eventStreamsPerKey?: number;
   /** How long events are kept, in seconds (the app's eventRetentionSeconds). */
   eventRetentionSeconds?: number;
-  /** Events held for a stream whose client does not read (the app's eventStreamBuffer). */
+  /** Events queued for one stream at most (the app's eventStreamBuffer). */
   eventStreamBuffer?: number;
+  /** Seconds a stream may stay behind after its queue overflowed (the app's eventStreamMaxLagSeconds). */
+  eventStreamMaxLagSeconds?: number;
 }
 
 /** A log destination that keeps every line, parsed: a line that is not JSON fails the test. */
@@ -91,6 +93,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     eventStreamsPerKey: options.eventStreamsPerKey,
     eventRetentionSeconds: options.eventRetentionSeconds,
     eventStreamBuffer: options.eventStreamBuffer,
+    eventStreamMaxLagSeconds: options.eventStreamMaxLagSeconds,
   });
   const address = await app.listen(0, '127.0.0.1');
   const origin = `http://127.0.0.1:${address.port}`;

@@ -129,6 +129,23 @@ describe('GET /v1/events refuses before any stream opens', () => {
     expect([refusal.status, refusal.body.code]).toEqual([400, 'BAD_REQUEST']);
   });
 
+  it('400 for an id beyond the last event, which resuming would silently skip to', async () => {
+    const head = await lastEventId(db());
+    for (const [query, headers] of [
+      ['', { 'last-event-id': String(head + 1) }],
+      [`?after=${head + 1_000}`, {}],
+    ] as const) {
+      const refusal = await refusedStream(server, TEST_KEY, query, headers);
+      expect([refusal.status, refusal.body.code]).toEqual([400, 'BAD_REQUEST']);
+      expect(refusal.body.message).toContain(`the last event is ${head}`);
+    }
+    const atHead = await followEvents(server, TEST_KEY, `?after=${head}`);
+    const [pet] = await createPets(1, 'After the head');
+    const [next] = await atHead.take(1);
+    atHead.close();
+    expect(next?.data.id).toBe(pet?.id);
+  });
+
   it('401 without a key or with an unknown one, as the JSON Error', async () => {
     const missing = await refusedStream(server, null);
     expect([missing.status, missing.body.code]).toEqual([401, 'UNAUTHORIZED']);
