@@ -1,9 +1,11 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { checkMarkdownLinks, findMarkdownFiles } from './markdown-links.js';
 
 /**
  * `npm run lint:links` (part of `npm run lint`): every relative link in the repository's
  * Markdown must stay inside the repository and name a file (and heading) that exists, so the
- * documentation works in any clone.
+ * documentation works in any clone. The README must also stay under 350 lines.
  */
 const root = process.cwd();
 const files = findMarkdownFiles(root);
@@ -16,4 +18,14 @@ if (problems.length > 0) {
   process.exitCode = 1;
 } else {
   process.stdout.write(`Markdown links: ${files.length} files, every relative link resolves\n`);
+}
+
+/** The README is the guide read top to bottom; a subject that grows gets a page in docs/. */
+const README_MAX_LINES = 350;
+const readmeLines = readFileSync(join(root, 'README.md'), 'utf8').split('\n').length;
+if (readmeLines > README_MAX_LINES) {
+  process.stderr.write(
+    `README.md has ${readmeLines} lines, over ${README_MAX_LINES}: move a subject to docs/\n`,
+  );
+  process.exitCode = 1;
 }
