@@ -27,6 +27,7 @@ const { values: args } = parseArgs({
     soak: { type: 'string', default: '60' },
     smoke: { type: 'boolean', default: false },
     only: { type: 'string' },
+    streams: { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
 });
@@ -34,7 +35,8 @@ if (args.help) {
   process.stdout.write(
     'npm run bench -- [--duration s] [--rounds n] [--soak s] [--connections n] [--database url] [--smoke]\n' +
       '  --smoke: 1 s per scenario, one round, 2 s soak, no report (CI catches breakage, never timing)\n' +
-      '  --only <text>: only the paired rounds of scenarios whose name contains <text>, no report\n',
+      '  --only <text>: only the paired rounds of scenarios whose name contains <text>, no report\n' +
+      '  --streams: only the phase with 1,000 event streams open, no report\n',
   );
   process.exit(0);
 }
@@ -128,10 +130,26 @@ const floor = startProcess(
   ]),
 );
 const service = startService(SERVICE_PORT, {}, serverCore);
+const streamPhase = () =>
+  runStreamPhase({
+    floor: { pid: floor.pid ?? 0, port: FLOOR_PORT },
+    service: { pid: service.pid ?? 0, port: SERVICE_PORT },
+    load,
+    scenarios: withStreamsOpen,
+    rounds: smoke ? 1 : 2,
+    streams: smoke ? 20 : 1_000,
+    changesPerSecond: 200,
+    changeSeconds: smoke ? 2 : 20,
+  });
 let report: string[];
 try {
   await waitUntilAnswering(`http://127.0.0.1:${FLOOR_PORT}/v1/pets`, auth);
   await waitUntilAnswering(`http://127.0.0.1:${SERVICE_PORT}/readyz`, {});
+  if (args.streams) {
+    process.stdout.write(`\n${await streamPhase()}\n`);
+    await Promise.all([stop(floor), stop(service)]);
+    process.exit(0);
+  }
   const results = await compareWithFloor(floor.pid ?? 0, service.pid ?? 0);
   if (args.only) {
     process.stdout.write(`\n${renderTable(results)}\n`);
@@ -143,18 +161,7 @@ try {
     duration: soakSeconds,
   });
   report = [renderTable(results), renderSoak('mixed REST + tRPC', soak, soakSeconds)];
-  report.push(
-    await runStreamPhase({
-      floor: { pid: floor.pid ?? 0, port: FLOOR_PORT },
-      service: { pid: service.pid ?? 0, port: SERVICE_PORT },
-      load,
-      scenarios: withStreamsOpen,
-      rounds: smoke ? 1 : 2,
-      streams: smoke ? 20 : 1_000,
-      changesPerSecond: 200,
-      changeSeconds: smoke ? 2 : 20,
-    }),
-  );
+  report.push(await streamPhase());
   const oneWorker = results.find(({ scenario }) => scenario === workersScenario.name)?.service;
   await Promise.all([stop(floor), stop(service)]);
   // Both processes on both cores, sharing them with the load generator and PostgreSQL.

@@ -87,8 +87,8 @@ export async function runStreamPhase(options: StreamPhaseOptions): Promise<strin
   );
   const figures = await streams.figures();
   const lines = [
-    `| with ${options.streams} streams open | floor req/s | service req/s | ratio | service peak RSS MiB |`,
-    '|---|---:|---:|---:|---:|',
+    `| with ${options.streams} streams open | floor req/s | service req/s | ratio | service peak RSS MiB | streams ended so far |`,
+    '|---|---:|---:|---:|---:|---:|',
   ];
   for (const scenario of options.scenarios) {
     const floor: Sample[] = [];
@@ -102,8 +102,10 @@ export async function runStreamPhase(options: StreamPhaseOptions): Promise<strin
       );
     }
     const summary = summarise(service);
+    // A stream that falls too far behind is cut off: say so beside the figures it freed.
+    const { ended } = await streams.figures();
     lines.push(
-      `| ${scenario.name} | ${Math.round(summarise(floor).rps)} | ${Math.round(summary.rps)} | ${pairedRatio(service, floor)?.toFixed(2) ?? 'n/a'} | ${summary.peakRssMiB.toFixed(0)} |`,
+      `| ${scenario.name} | ${Math.round(summarise(floor).rps)} | ${Math.round(summary.rps)} | ${pairedRatio(service, floor)?.toFixed(2) ?? 'n/a'} | ${summary.peakRssMiB.toFixed(0)} | ${ended} |`,
     );
   }
   await streams.close();

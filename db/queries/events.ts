@@ -1,6 +1,6 @@
 import { asc, lt, sql } from 'drizzle-orm';
 import type { Database } from '../database.js';
-import { runnerFor, statementOf, transaction, type Queryable } from '../runner.js';
+import { runnerFor, runnerOf, statementOf, transaction, type Queryable } from '../runner.js';
 import { eventRetention, events, type eventType } from '../schema.js';
 
 export type EventType = (typeof eventType.enumValues)[number];
@@ -67,6 +67,25 @@ export function eventsAfter(db: Database, after: number, limit: number): Promise
     // A statement of its own, so its snapshot is taken once the writers before it are done.
     return (await tx.rows(pageStatement, { after, limit })).map(toEvent);
   });
+}
+
+const settledStatement = statementOf(sql`
+  select id, type, occurred_at, data from events
+  where id > ${sql.placeholder('after')} and id <= ${sql.placeholder('upTo')}
+  order by id limit ${sql.placeholder('limit')}`);
+
+/**
+ * Events after `after` up to `upTo`, an id some reader has already read past the barrier (so
+ * nothing at or below it can still commit): no barrier needed, and so none of the writers'
+ * time taken. How a stream behind its process's feed catches up.
+ */
+export async function settledEventsAfter(
+  db: Database,
+  after: number,
+  upTo: number,
+  limit: number,
+): Promise<EventRow[]> {
+  return (await runnerOf(db).rows(settledStatement, { after, upTo, limit })).map(toEvent);
 }
 
 /**

@@ -83,7 +83,6 @@ export class EventStreams {
     }
     const subscription = new Subscription(
       this.feed,
-      this.options.database.db,
       {
         after,
         types: request.types && new Set(request.types),

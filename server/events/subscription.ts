@@ -1,15 +1,13 @@
 import { TRPCError } from '@trpc/server';
-import type { Database } from '../../db/database.js';
-import { eventsAfter, type EventRow, type EventType } from '../../db/queries/events.js';
-import { EVENT_PAGE, type EventFeed, type FeedSubscriber } from './feed.js';
-
-/** An event as streams send it; `id` is a decimal string. */
-export interface EventBody {
-  id: string;
-  type: EventType;
-  occurredAt: string;
-  data: unknown;
-}
+import type { EventType } from '../../db/queries/events.js';
+import {
+  EVENT_PAGE,
+  RECENT_EVENTS,
+  type EventBody,
+  type EventFeed,
+  type FeedEvent,
+  type FeedSubscriber,
+} from './feed.js';
 
 export interface SubscriptionOptions {
   /** Every event after this id (the log's head when the stream opened, unless it resumes). */
@@ -28,21 +26,15 @@ export interface SubscriptionOptions {
  */
 export type EndReason = 'closed' | 'shutdown' | TRPCError;
 
-const toBody = (row: EventRow): EventBody => ({
-  id: String(row.id),
-  type: row.type,
-  occurredAt: row.occurredAt.toISOString(),
-  data: row.data,
-});
-
 /**
  * One stream's view of the event log, as an async iterator of events in id order, each once.
  * Live, it takes what the feed hands out, without querying. Behind (resuming, or when a burst
  * fills its queue) it leaves the feed and reads the log itself a page at a time, only as fast
  * as its consumer takes them, then joins the feed again once it has caught up: a slow consumer
- * falls behind but never loses an event or grows the heap. A consumer still behind `maxLagMs`
- * after its queue overflowed reads slower than the store changes, or not at all (the kernel's
- * socket buffers hide which): it is cut off, and resumes from its last id when it can.
+ * falls behind but never loses an event or grows the heap, reading from the feed's memory of
+ * recent events. A consumer still behind `maxLagMs` after its queue overflowed, or further
+ * behind than the feed's memory reaches, reads slower than the store changes, or not at all
+ * (the kernel's socket buffers hide which): it is cut off, and resumes from its last id.
  */
 export class Subscription implements FeedSubscriber, AsyncIterableIterator<EventBody> {
   private cursor: number;
@@ -54,7 +46,6 @@ export class Subscription implements FeedSubscriber, AsyncIterableIterator<Event
 
   constructor(
     private readonly feed: EventFeed,
-    private readonly db: Database,
     private readonly options: SubscriptionOptions,
     private readonly onEnd: (reason: EndReason) => void,
   ) {
@@ -62,20 +53,20 @@ export class Subscription implements FeedSubscriber, AsyncIterableIterator<Event
     if (options.after >= feed.head) this.joinFeed();
   }
 
-  deliver(events: readonly EventRow[]): void {
+  deliver(events: readonly FeedEvent[]): void {
     for (const row of events) if (!this.take(row)) break;
     this.wake?.();
   }
 
   /** Queues the event unless the queue is full; false when it is (the event is left unread). */
-  private take(row: EventRow): boolean {
+  private take(row: FeedEvent): boolean {
     if (row.id <= this.cursor || this.ended) return true;
     if (this.queue.length >= this.options.maxQueued) {
       this.fallBehind();
       return false;
     }
     this.cursor = row.id;
-    if (!this.options.types || this.options.types.has(row.type)) this.queue.push(toBody(row));
+    if (!this.options.types || this.options.types.has(row.type)) this.queue.push(row.body);
     return true;
   }
 
@@ -92,21 +83,32 @@ export class Subscription implements FeedSubscriber, AsyncIterableIterator<Event
     this.feed.leave(this);
     const { maxLagMs } = this.options;
     this.lagTimer = setTimeout(() => {
-      this.end(
-        new TRPCError({
-          code: 'TOO_MANY_REQUESTS',
-          message: `The client stayed more than ${this.options.maxQueued} events behind for ${Math.round(maxLagMs / 1000)} s, and the stream was closed; resume from the last event id received`,
-        }),
-      );
+      this.cutOff(`stayed behind for ${Math.round(maxLagMs / 1000)} s`);
     }, maxLagMs);
     this.lagTimer.unref();
   }
 
+  private cutOff(why: string): void {
+    this.end(
+      new TRPCError({
+        code: 'TOO_MANY_REQUESTS',
+        message: `The stream ${why} and was closed; resume from the last event id received`,
+      }),
+    );
+  }
+
   private async catchUp(): Promise<void> {
+    // A live stream that fell out of the feed's memory would read the log alone, and a thousand
+    // such readers would starve the writers: it is cut off, and resumes like a new stream.
+    if (this.lagTimer && !this.feed.holds(this.cursor)) {
+      this.cutOff(`fell more than ${RECENT_EVENTS} events behind`);
+      return;
+    }
     const limit = Math.min(EVENT_PAGE, this.options.maxQueued);
-    const page = await eventsAfter(this.db, this.cursor, limit);
-    for (const row of page) this.take(row);
-    if (page.length < limit && this.cursor >= this.feed.head && !this.ended) this.joinFeed();
+    const page = await this.feed.eventsAfter(this.cursor, limit);
+    for (const row of page.events) this.take(row);
+    this.cursor = Math.max(this.cursor, page.through);
+    if (this.cursor >= this.feed.head && !this.ended) this.joinFeed();
   }
 
   async next(): Promise<IteratorResult<EventBody, undefined>> {

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
 import { authorize } from '../../auth/authorize.js';
-import type { EventBody } from '../../events/subscription.js';
+import type { EventBody } from '../../events/feed.js';
 import { streamEvents } from '../../operations/events.js';
 import type { OperationContext } from '../../operations/define.js';
 import type { Call, Endpoint } from '../pipeline/endpoint.js';
@@ -30,8 +30,17 @@ function inputOf(query: string, lastEventId: string | undefined) {
   return input.data;
 }
 
-const frame = (event: EventBody) =>
-  `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+/** Each event's frame, built once however many streams send it (the feed shares bodies). */
+const frames = new WeakMap<EventBody, string>();
+
+function frame(event: EventBody): string {
+  let text = frames.get(event);
+  if (text === undefined) {
+    text = `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+    frames.set(event, text);
+  }
+  return text;
+}
 
 /** Resolves when the socket takes more, or is gone. */
 function writable(res: ServerResponse): Promise<void> {
