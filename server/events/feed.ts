@@ -13,6 +13,11 @@ import { summarizeError } from '../process/error-summary.js';
 /** Events read from the log at once, by the feed and by a subscriber catching up. */
 export const EVENT_PAGE = 500;
 /**
+ * The feed reads the log at most this often: changes that commit meanwhile reach every stream
+ * in one batch, so a busy store costs each stream a write per interval, not one per change.
+ */
+const MIN_READ_INTERVAL_MS = 20;
+/**
  * The latest events the feed keeps for subscribers that fell behind, shared by all of them: a
  * few MB at most. A live stream that falls further behind than this is cut off.
  */
@@ -74,6 +79,8 @@ export class EventFeed {
   private listener: { unlisten(): Promise<void> } | undefined;
   private pumping = false;
   private again = false;
+  private lastRead = -Infinity;
+  private nextRead: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly database: DatabaseHandle,
@@ -118,6 +125,15 @@ export class EventFeed {
       this.again = true;
       return;
     }
+    const wait = this.lastRead + MIN_READ_INTERVAL_MS - performance.now();
+    if (wait > 0) {
+      this.nextRead ??= setTimeout(() => {
+        this.nextRead = undefined;
+        this.pump();
+      }, wait);
+      return;
+    }
+    this.lastRead = performance.now();
     this.pumping = true;
     this.drain()
       .catch((error: unknown) => {
@@ -178,6 +194,7 @@ export class EventFeed {
   }
 
   async stop(): Promise<void> {
+    clearTimeout(this.nextRead);
     this.live.clear();
     await this.listener?.unlisten();
   }

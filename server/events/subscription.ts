@@ -124,6 +124,14 @@ export class Subscription implements FeedSubscriber, AsyncIterableIterator<Event
     }
   }
 
+  /**
+   * The events queued behind the one next() returned, taken at once: a consumer that writes
+   * them together pays one socket write for a burst, not one per event.
+   */
+  takeQueued(max: number): EventBody[] {
+    return this.queue.splice(0, max);
+  }
+
   /** Ends the stream: iteration ends at once, with the error when there is one. */
   end(reason: EndReason = 'closed'): void {
     if (this.ended) return;

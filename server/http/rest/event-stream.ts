@@ -30,6 +30,9 @@ function inputOf(query: string, lastEventId: string | undefined) {
   return input.data;
 }
 
+/** Events written in one chunk at most: each stream's chunk is its own copy. */
+const EVENTS_PER_WRITE = 64;
+
 /** Each event's frame, built once however many streams send it (the feed shares bodies). */
 const frames = new WeakMap<EventBody, string>();
 
@@ -78,7 +81,11 @@ async function serve({ req, res, state, ctx }: Call): Promise<void> {
   res.once('close', () => void events.return());
   try {
     for await (const event of events) {
-      if (!res.write(frame(event))) await writable(res);
+      // One chunk for the event and any queued behind it: with a thousand streams, a write per
+      // event per stream cost more than the changes themselves.
+      let chunk = frame(event);
+      for (const queued of events.takeQueued(EVENTS_PER_WRITE - 1)) chunk += frame(queued);
+      if (!res.write(chunk)) await writable(res);
       if (res.destroyed) break;
     }
   } finally {
