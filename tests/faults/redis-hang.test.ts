@@ -1,12 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   REDIS_BACK,
   REDIS_FAILURES_BEFORE_OUTAGE,
   REDIS_LOST,
   REDIS_PROBE_INTERVAL_MS,
 } from '../../server/rate-limit/redis-health.js';
-import { startTestRedis, type TestRedis } from '../helpers/redis.js';
-import { startTestServer, TEST_KEY, type TestServer } from '../helpers/server.js';
+import { useServersSharingRedis } from '../helpers/shared-redis.js';
+import { TEST_KEY, type TestServer } from '../helpers/server.js';
 
 const LIMIT = 30;
 const HUNG_KEY = 'test-key-redis-hung';
@@ -14,30 +14,7 @@ const SHARED_KEY = 'test-key-redis-shared';
 /** Well under the 250 ms a request waits for a Redis that does not answer. */
 const FAST_MS = 120;
 
-let redis: TestRedis;
-let first: TestServer;
-let second: TestServer;
-
-async function startShared(): Promise<TestServer> {
-  const server = await startTestServer({
-    apiKeys: [TEST_KEY, HUNG_KEY, SHARED_KEY],
-    rateLimit: { limit: LIMIT, windowSeconds: 60 },
-    redisUrl: redis.url,
-  });
-  await server.app.rateLimiter?.ready();
-  return server;
-}
-
-beforeAll(async () => {
-  redis = await startTestRedis();
-  first = await startShared();
-  second = await startShared();
-});
-afterAll(async () => {
-  redis.thaw();
-  await Promise.all([first.close(), second.close()]);
-  await redis.stop();
-});
+const servers = useServersSharingRedis({ apiKeys: [TEST_KEY, HUNG_KEY, SHARED_KEY], limit: LIMIT });
 
 async function timedList(server: TestServer, key: string) {
   const started = performance.now();
@@ -57,13 +34,13 @@ describe('a Redis that hangs with its connections open (SIGSTOP)', () => {
   it('costs a few requests its timeout, then none; says so once; shares counts again once it answers', async ({
     annotate,
   }) => {
-    const lines = (msg: string) => first.logs.filter((line) => line.msg === msg);
-    expect((await timedList(first, HUNG_KEY)).status).toBe(200);
+    const lines = (msg: string) => servers.first.logs.filter((line) => line.msg === msg);
+    expect((await timedList(servers.first, HUNG_KEY)).status).toBe(200);
 
-    redis.freeze();
+    servers.redis.freeze();
     const during = [];
     for (let i = 0; i < REDIS_FAILURES_BEFORE_OUTAGE + 7; i++) {
-      during.push(await timedList(first, HUNG_KEY));
+      during.push(await timedList(servers.first, HUNG_KEY));
     }
     expect(during.map((outcome) => outcome.status)).toEqual(during.map(() => 200));
     const waited = during.slice(0, REDIS_FAILURES_BEFORE_OUTAGE);
@@ -76,9 +53,9 @@ describe('a Redis that hangs with its connections open (SIGSTOP)', () => {
     await new Promise((resolve) => setTimeout(resolve, 3 * REDIS_PROBE_INTERVAL_MS));
     expect(lines(REDIS_LOST)).toHaveLength(1);
     expect(lines(REDIS_LOST)[0]).toMatchObject({ level: 40, reason: 'not answering' });
-    expect(first.logs.filter((line) => Number(line.level) >= 40)).toHaveLength(1);
+    expect(servers.first.logs.filter((line) => Number(line.level) >= 40)).toHaveLength(1);
 
-    redis.thaw();
+    servers.redis.thaw();
     await pollUntil(() => lines(REDIS_BACK).length > 0, 5 * REDIS_PROBE_INTERVAL_MS);
     expect(lines(REDIS_LOST)).toHaveLength(1);
     expect(lines(REDIS_BACK)).toHaveLength(1);
@@ -86,7 +63,7 @@ describe('a Redis that hangs with its connections open (SIGSTOP)', () => {
     // Shared again: two instances spend one budget, so the request after it is refused.
     const statuses: number[] = [];
     for (let i = 0; i <= LIMIT; i++) {
-      statuses.push((await timedList(i % 2 ? second : first, SHARED_KEY)).status);
+      statuses.push((await timedList(i % 2 ? servers.second : servers.first, SHARED_KEY)).status);
     }
     expect(statuses).toEqual([...Array<number>(LIMIT).fill(200), 429]);
     await annotate(

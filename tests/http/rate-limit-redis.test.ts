@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestRedis, type TestRedis } from '../helpers/redis.js';
-import { startTestServer, TEST_KEY, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { useServersSharingRedis } from '../helpers/shared-redis.js';
+import { TEST_KEY, type TestServer } from '../helpers/server.js';
 
 const LIMIT = 4;
 const WARNING = 'Redis is unavailable: rate limits are counted per process until it returns';
@@ -9,29 +9,7 @@ const RECOVERED = 'Redis is available again: rate limits are shared again';
 const OTHER_KEY = 'test-key-other';
 const BATCH_KEY = 'test-key-batch';
 
-let redis: TestRedis;
-let first: TestServer;
-let second: TestServer;
-
-async function startShared(): Promise<TestServer> {
-  const server = await startTestServer({
-    apiKeys: [TEST_KEY, OTHER_KEY, BATCH_KEY],
-    rateLimit: { limit: LIMIT, windowSeconds: 60 },
-    redisUrl: redis.url,
-  });
-  await server.app.rateLimiter?.ready();
-  return server;
-}
-
-beforeAll(async () => {
-  redis = await startTestRedis();
-  first = await startShared();
-  second = await startShared();
-});
-afterAll(async () => {
-  await Promise.all([first.close(), second.close()]);
-  await redis.stop();
-});
+const servers = useServersSharingRedis({ apiKeys: [TEST_KEY, OTHER_KEY, BATCH_KEY], limit: LIMIT });
 
 async function pollUntil(condition: () => boolean, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -50,7 +28,7 @@ async function statusesOf(count: number, pick: (i: number) => TestServer, key: s
 
 describe('rate limits shared through Redis', () => {
   it('holds two instances to one budget per key', async () => {
-    const alternate = (i: number) => (i % 2 === 0 ? first : second);
+    const alternate = (i: number) => (i % 2 === 0 ? servers.first : servers.second);
     expect(await statusesOf(LIMIT + 2, alternate, TEST_KEY)).toEqual([
       200, 200, 200, 200, 429, 429,
     ]);
@@ -62,28 +40,30 @@ describe('rate limits shared through Redis', () => {
         `${server.origin}/trpc/${Array<string>(calls).fill('pets.list').join(',')}?batch=1&input=${encodeURIComponent('{}')}`,
         { headers: { authorization: `Bearer ${BATCH_KEY}` } },
       );
-    expect((await batch(first, LIMIT - 1)).status).toBe(200);
-    expect((await batch(second, 2)).status).toBe(429);
-    expect(await statusesOf(2, () => second, BATCH_KEY)).toEqual([200, 429]);
+    expect((await batch(servers.first, LIMIT - 1)).status).toBe(200);
+    expect((await batch(servers.second, 2)).status).toBe(429);
+    expect(await statusesOf(2, () => servers.second, BATCH_KEY)).toEqual([200, 429]);
   });
 
   it('keeps serving on the in-process limit when Redis goes away, and says so once', async () => {
-    const warnings = () => first.logs.filter((line) => line.msg === WARNING);
-    expect((await first.api('GET', '/v1/pets', { key: OTHER_KEY })).status).toBe(200);
-    await redis.stop();
+    const warnings = () => servers.first.logs.filter((line) => line.msg === WARNING);
+    expect((await servers.first.api('GET', '/v1/pets', { key: OTHER_KEY })).status).toBe(200);
+    await servers.redis.stop();
 
     // The process now counts alone, from zero: a full budget, then 429 again.
     const startedAt = performance.now();
-    expect(await statusesOf(LIMIT + 1, () => first, OTHER_KEY)).toEqual([200, 200, 200, 200, 429]);
+    expect(await statusesOf(LIMIT + 1, () => servers.first, OTHER_KEY)).toEqual([
+      200, 200, 200, 200, 429,
+    ]);
     expect(performance.now() - startedAt).toBeLessThan(2_000);
     await pollUntil(() => warnings().length > 0, 5_000);
     expect(warnings()).toHaveLength(1);
     expect(warnings()[0]?.level).toBe(40);
 
     // Redis returns empty (nothing is persisted), so the shared count starts again.
-    await redis.start();
-    await pollUntil(() => first.logs.some((line) => line.msg === RECOVERED), 10_000);
+    await servers.redis.start();
+    await pollUntil(() => servers.first.logs.some((line) => line.msg === RECOVERED), 10_000);
     expect(warnings()).toHaveLength(1);
-    expect((await first.api('GET', '/v1/pets', { key: OTHER_KEY })).status).toBe(200);
+    expect((await servers.first.api('GET', '/v1/pets', { key: OTHER_KEY })).status).toBe(200);
   });
 });
