@@ -1517,7 +1517,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description An unknown type, a non-numeric `after` or `Last-Event-ID`, an id beyond the last event (never sent by this service), or an unknown parameter. */
+            /** @description An unknown type, a non-numeric `after` or `Last-Event-ID`, an id beyond the last event (never sent by this service), or an unknown or repeated parameter. */
             400: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];

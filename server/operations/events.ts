@@ -24,7 +24,7 @@ export const streamEvents = {
     successStatus: 200,
     successDescription: 'The stream of events.',
     errorResponses: {
-      400: 'An unknown type, a non-numeric `after` or `Last-Event-ID`, an id beyond the last event (never sent by this service), or an unknown parameter.',
+      400: 'An unknown type, a non-numeric `after` or `Last-Event-ID`, an id beyond the last event (never sent by this service), or an unknown or repeated parameter.',
       429: "The API key already holds its most open event streams (20 unless configured), or has spent its window's request quota, or the client address has failed authentication too often; retry after `Retry-After` seconds.",
       410: 'Events after this id are no longer kept; follow without an id after reading the current state.',
     },

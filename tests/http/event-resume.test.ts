@@ -124,6 +124,7 @@ describe('GET /v1/events refuses before any stream opens', () => {
     ['a negative after', '?after=-1', {}],
     ['a non-numeric Last-Event-ID', '', { 'last-event-id': 'yesterday' }],
     ['an unknown parameter', '?since=5', {}],
+    ['a repeated parameter', '?after=1&after=2', {}],
   ])('400 for %s', async (_case, query, headers: Record<string, string>) => {
     const refusal = await refusedStream(server, TEST_KEY, query, headers);
     expect([refusal.status, refusal.body.code]).toEqual([400, 'BAD_REQUEST']);

@@ -6,6 +6,7 @@ import type { EventBody } from '../../events/feed.js';
 import { streamEvents } from '../../operations/events.js';
 import type { OperationContext } from '../../operations/define.js';
 import type { Call, Endpoint } from '../pipeline/endpoint.js';
+import { checkedQuery } from './input.js';
 
 /** At least this often a comment line, so that idle connections stay open through proxies. */
 export const KEEPALIVE_MS = 15_000;
@@ -14,17 +15,10 @@ const QuerySchema = z.strictObject({ after: z.string().optional(), types: z.stri
 
 /** The query (`after`, `types`) and `Last-Event-ID` as the stream's input; the header wins. */
 function inputOf(query: string, lastEventId: string | undefined) {
-  const params = QuerySchema.safeParse(Object.fromEntries(new URLSearchParams(query)));
-  if (!params.success) {
-    throw new TRPCError({
-      code: 'BAD_REQUEST',
-      message: 'Unknown query parameters',
-      cause: params.error,
-    });
-  }
+  const params = checkedQuery(QuerySchema, query);
   const input = streamEvents.input.safeParse({
-    lastEventId: lastEventId ?? params.data.after,
-    types: params.data.types?.split(','),
+    lastEventId: lastEventId ?? params.after,
+    types: params.types?.split(','),
   });
   if (!input.success) throw new TRPCError({ code: 'BAD_REQUEST', cause: input.error });
   return input.data;

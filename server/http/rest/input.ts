@@ -14,11 +14,11 @@ function valueOf(route: RestRoute, key: string, raw: string): unknown {
 }
 
 /** Query parameters by name; a repeated one stays visible as an array, so validation refuses it. */
-export function queryInput(route: RestRoute, query: string): Record<string, unknown> {
+export function queryInput(route: RestRoute | undefined, query: string): Record<string, unknown> {
   const input = record();
   if (query === '') return input;
   for (const [key, raw] of new URLSearchParams(query)) {
-    const value = valueOf(route, key, raw);
+    const value = route ? valueOf(route, key, raw) : raw;
     const previous = input[key];
     if (previous === undefined) input[key] = value;
     else
@@ -27,6 +27,22 @@ export function queryInput(route: RestRoute, query: string): Record<string, unkn
         : [previous, value];
   }
   return input;
+}
+
+/**
+ * The query of an endpoint outside the operations' own validation (the event stream, a body
+ * operation's empty query): unknown and repeated parameters are a 400, named in `issues`.
+ */
+export function checkedQuery<T>(schema: z.ZodType<T>, query: string): T {
+  const parsed = schema.safeParse(queryInput(undefined, query));
+  if (!parsed.success) {
+    throw new TRPCError({
+      code: 'BAD_REQUEST',
+      message: 'Unknown or repeated query parameters',
+      cause: parsed.error,
+    });
+  }
+  return parsed.data;
 }
 
 /** Path parameters, read by position from the route's pattern. */
@@ -56,15 +72,7 @@ export function bodyInput(
   body: JsonBody,
   captures: RegExpExecArray,
 ): unknown {
-  // Named one by one in `issues`, as validation names unknown fields.
-  const none = NO_QUERY.safeParse(Object.fromEntries(new URLSearchParams(query)));
-  if (!none.success) {
-    throw new TRPCError({
-      code: 'BAD_REQUEST',
-      message: 'Unknown query parameters',
-      cause: none.error,
-    });
-  }
+  checkedQuery(NO_QUERY, query);
   if (route.pathParams.length === 0) return body.value;
   const { value } = body;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
