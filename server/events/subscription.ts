@@ -61,12 +61,13 @@ export class Subscription implements FeedSubscriber, AsyncIterableIterator<Event
   /** Queues the event unless the queue is full; false when it is (the event is left unread). */
   private take(row: FeedEvent): boolean {
     if (row.id <= this.cursor || this.ended) return true;
-    if (this.queue.length >= this.options.maxQueued) {
+    const wanted = !this.options.types || this.options.types.has(row.type);
+    if (wanted && this.queue.length >= this.options.maxQueued) {
       this.fallBehind();
       return false;
     }
     this.cursor = row.id;
-    if (!this.options.types || this.options.types.has(row.type)) this.queue.push(row.body);
+    if (wanted) this.queue.push(row.body);
     return true;
   }
 
@@ -142,6 +143,7 @@ export class Subscription implements FeedSubscriber, AsyncIterableIterator<Event
     this.onEnd(reason);
     this.wake?.();
   }
+
   /** True once the stream ended because the server is shutting down. */
   get endedByShutdown(): boolean {
     return this.ended === 'shutdown';
