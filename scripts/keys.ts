@@ -1,6 +1,6 @@
 import { ConfigError, loadConfig } from '../server/process/config.js';
 import { openConfiguredDatabase } from '../server/process/database.js';
-import { parseKeysCli, type CliDeps } from './keys/cli.js';
+import { parseKeysCli, type CliDeps } from '../server/admin/keys-commands.js';
 import { runOnEmbedded } from './keys/embedded.js';
 
 /** `npm run keys -- <command>`: operators' tool for API keys, on the service's own database. */

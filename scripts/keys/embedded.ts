@@ -1,6 +1,6 @@
 import { adminSocketPath } from '../../server/admin/protocol.js';
 import { AdminSocketInUse, askAdminSocket, claimAdminSocket } from '../../server/admin/socket.js';
-import type { CliDeps, ExitCode, KeysCommand } from './cli.js';
+import type { CliDeps, ExitCode, KeysCommand } from '../../server/admin/keys-commands.js';
 
 /** Generous: the service may still be migrating when the command arrives. */
 const ANSWER_TIMEOUT_MS = 30_000;

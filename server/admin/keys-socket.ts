@@ -1,4 +1,4 @@
-import { runKeysCliCollected } from '../../scripts/keys/cli.js';
+import { runKeysCliCollected } from './keys-commands.js';
 import type { Database } from '../../db/client.js';
 import type { Logger } from '../process/logger.js';
 import { ADMIN_COMMANDS, type AdminAnswer } from './protocol.js';

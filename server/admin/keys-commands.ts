@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
 import type { Database } from '../../db/client.js';
 import { listApiKeys, revokeApiKey, type ApiKeyScope } from '../../db/queries/api-keys.js';
-import { KEY_CACHE_TTL_MS } from '../../server/auth/authenticator.js';
-import { issueApiKey } from '../../server/auth/issue-api-key.js';
-import { formatKeyTable } from './format.js';
+import { KEY_CACHE_TTL_MS } from '../auth/authenticator.js';
+import { issueApiKey } from '../auth/issue-api-key.js';
+import { formatKeyTable } from './key-table.js';
 
 export interface CliDeps {
   /** Opens the service's database for one command (migrated), and closes it afterwards. */
