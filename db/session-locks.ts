@@ -46,7 +46,8 @@ export function postgresSessionLocks(client: Sql): SessionLocks {
         where case when s = any(${mine}::int[]) then false
           else pg_try_advisory_lock(hashtext(${key}), s) end
         limit 1`;
-      if (row) held.set(key, new Set([...mine, row.slot]));
+      // Added to the slots held now, not to `mine`: a release that completed meanwhile is gone.
+      if (row) held.set(key, (held.get(key) ?? new Set()).add(row.slot));
       return row?.slot;
     });
   return {
