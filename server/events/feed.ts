@@ -49,6 +49,12 @@ export const toFeedEvent = (row: EventRow): FeedEvent => ({
   },
 });
 
+/** The batches feeds have handed out: streams that want a whole batch share it as it is. */
+const batches = new WeakSet<readonly FeedEvent[]>();
+
+/** True for a batch as a feed handed it out, which every live unfiltered stream holds too. */
+export const isFeedBatch = (events: readonly FeedEvent[]): boolean => batches.has(events);
+
 export interface CatchUpPage {
   events: readonly FeedEvent[];
   /** Every event up to this id is in `events` or before them. */
@@ -157,6 +163,7 @@ export class EventFeed {
       const last = batch.at(-1);
       if (!last) return;
       this.head = last.id;
+      batches.add(batch);
       this.remember(batch);
       for (const subscriber of this.live) subscriber.deliver(batch);
       if (batch.length < EVENT_PAGE) return;

@@ -21,6 +21,13 @@ export interface SubscriptionOptions {
 }
 
 /**
+ * Events in id order, queued for a stream: a feed batch itself when the stream wants all of it
+ * (shared by every such stream, so that a batch costs each of them a reference, not a copy),
+ * else the stream's own selection. Never changed once queued.
+ */
+export type EventRun = readonly FeedEvent[];
+
+/**
  * Why a stream ends: its consumer closed it, the server is shutting down (the client should
  * come back and resume), or an error for the consumer (cut off for not reading).
  */
@@ -39,7 +46,11 @@ export type EndReason = 'closed' | 'shutdown' | TRPCError;
 export class Subscription implements FeedSubscriber, AsyncIterableIterator<EventBody> {
   private cursor: number;
   private catchingUp = true;
-  private readonly queue: EventBody[] = [];
+  private readonly runs: EventRun[] = [];
+  /** Events of `runs[0]` already returned by next(). */
+  private offset = 0;
+  /** Events queued in `runs`, less `offset`. */
+  private queued = 0;
   private wake: (() => void) | undefined;
   private ended: EndReason | undefined;
   private lagTimer: NodeJS.Timeout | undefined;
@@ -54,21 +65,45 @@ export class Subscription implements FeedSubscriber, AsyncIterableIterator<Event
   }
 
   deliver(events: readonly FeedEvent[]): void {
-    for (const row of events) if (!this.take(row)) break;
+    const first = events[0];
+    const last = events.at(-1);
+    if (!first || !last || this.ended) return;
+    if (
+      !this.options.types &&
+      first.id > this.cursor &&
+      this.queued + events.length <= this.options.maxQueued
+    ) {
+      this.queue(events);
+      this.cursor = last.id;
+    } else {
+      this.queue(this.select(events));
+    }
     this.wake?.();
   }
 
-  /** Queues the event unless the queue is full; false when it is (the event is left unread). */
-  private take(row: FeedEvent): boolean {
-    if (row.id <= this.cursor || this.ended) return true;
-    const wanted = !this.options.types || this.options.types.has(row.type);
-    if (wanted && this.queue.length >= this.options.maxQueued) {
-      this.fallBehind();
-      return false;
+  /**
+   * The events after the cursor that the stream wants, as far as the queue has room; a wanted
+   * event that finds the queue full makes the stream fall behind (it is left unread).
+   */
+  private select(events: readonly FeedEvent[]): FeedEvent[] {
+    const selected: FeedEvent[] = [];
+    for (const row of events) {
+      if (row.id <= this.cursor) continue;
+      const wanted = !this.options.types || this.options.types.has(row.type);
+      if (wanted && this.queued + selected.length >= this.options.maxQueued) {
+        this.fallBehind();
+        break;
+      }
+      this.cursor = row.id;
+      if (wanted) selected.push(row);
     }
-    this.cursor = row.id;
-    if (wanted) this.queue.push(row.body);
-    return true;
+    return selected;
+  }
+
+  private queue(run: EventRun): void {
+    if (run.length === 0 || this.ended) return;
+    this.runs.push(run);
+    this.queued += run.length;
   }
 
   private joinFeed(): void {
@@ -107,17 +142,16 @@ export class Subscription implements FeedSubscriber, AsyncIterableIterator<Event
     }
     const limit = Math.min(EVENT_PAGE, this.options.maxQueued);
     const page = await this.feed.eventsAfter(this.cursor, limit);
-    for (const row of page.events) this.take(row);
+    this.queue(this.select(page.events));
     this.cursor = Math.max(this.cursor, page.through);
     if (this.cursor >= this.feed.head && !this.ended) this.joinFeed();
   }
 
-  async next(): Promise<IteratorResult<EventBody, undefined>> {
+  /** Waits for queued events: false once the stream ended cleanly, the error if it did not. */
+  private async waitForEvents(): Promise<boolean> {
     for (;;) {
-      const event = this.queue.shift();
-      if (event) return { value: event, done: false };
-      if (this.ended === 'closed' || this.ended === 'shutdown')
-        return { value: undefined, done: true };
+      if (this.queued > 0) return true;
+      if (this.ended === 'closed' || this.ended === 'shutdown') return false;
       if (this.ended) throw this.ended;
       if (this.catchingUp) await this.catchUp();
       else await new Promise<void>((resolve) => (this.wake = resolve));
@@ -125,19 +159,41 @@ export class Subscription implements FeedSubscriber, AsyncIterableIterator<Event
     }
   }
 
+  async next(): Promise<IteratorResult<EventBody, undefined>> {
+    if (!(await this.waitForEvents())) return { value: undefined, done: true };
+    const run = this.runs[0];
+    const event = run?.[this.offset];
+    if (!run || !event) throw new Error('queued events are missing');
+    this.queued--;
+    if (++this.offset === run.length) {
+      this.runs.shift();
+      this.offset = 0;
+    }
+    return { value: event.body, done: false };
+  }
+
   /**
-   * The events queued behind the one next() returned, taken at once: a consumer that writes
-   * them together pays one socket write for a burst, not one per event.
+   * Every queued event at once, as the runs they were queued in, once there are some;
+   * undefined once the stream ended cleanly. A consumer that writes a shared run as one chunk
+   * built once pays one socket write per feed batch, however many streams there are.
    */
-  takeQueued(max: number): EventBody[] {
-    return this.queue.splice(0, max);
+  async nextRuns(): Promise<EventRun[] | undefined> {
+    if (!(await this.waitForEvents())) return undefined;
+    const runs = this.runs.splice(0);
+    const [first] = runs;
+    if (first && this.offset > 0) runs[0] = first.slice(this.offset);
+    this.offset = 0;
+    this.queued = 0;
+    return runs;
   }
 
   /** Ends the stream: iteration ends at once, with the error when there is one. */
   end(reason: EndReason = 'closed'): void {
     if (this.ended) return;
     this.ended = reason;
-    this.queue.length = 0;
+    this.runs.length = 0;
+    this.queued = 0;
+    this.offset = 0;
     clearTimeout(this.lagTimer);
     this.feed.leave(this);
     this.onEnd(reason);

@@ -2,7 +2,8 @@ import type { ServerResponse } from 'node:http';
 import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
 import { authorize } from '../../auth/authorize.js';
-import type { EventBody } from '../../events/feed.js';
+import { isFeedBatch, type EventBody } from '../../events/feed.js';
+import type { EventRun } from '../../events/subscription.js';
 import { streamEvents } from '../../operations/events.js';
 import type { OperationContext } from '../../operations/define.js';
 import type { Call, Endpoint } from '../pipeline/endpoint.js';
@@ -24,7 +25,7 @@ function inputOf(query: string, lastEventId: string | undefined) {
   return input.data;
 }
 
-/** Events written in one chunk at most: each stream's chunk is its own copy. */
+/** Events of a stream's own run written in one chunk at most: that chunk is its own copy. */
 const EVENTS_PER_WRITE = 64;
 
 /** Each event's frame, built once however many streams send it (the feed shares bodies). */
@@ -37,6 +38,39 @@ function frame(event: EventBody): string {
     frames.set(event, text);
   }
   return text;
+}
+
+const framed = (run: EventRun) => run.map((event) => frame(event.body)).join('');
+
+/**
+ * A feed batch's frames as one buffer, built once and written to every stream that wants the
+ * whole batch: each stream's socket keeps a reference to it until the kernel takes it.
+ */
+const sharedChunks = new WeakMap<EventRun, Buffer>();
+
+function sharedChunk(run: EventRun): Buffer {
+  let chunk = sharedChunks.get(run);
+  if (chunk === undefined) {
+    chunk = Buffer.from(framed(run));
+    sharedChunks.set(run, chunk);
+  }
+  return chunk;
+}
+
+/**
+ * The chunks a stream writes for its queued runs: a shared run as its shared buffer, the
+ * stream's own runs (filtered, or read while catching up) in pieces of EVENTS_PER_WRITE.
+ */
+function* chunksOf(runs: readonly EventRun[]) {
+  for (const run of runs) {
+    if (isFeedBatch(run)) {
+      yield sharedChunk(run);
+      continue;
+    }
+    for (let start = 0; start < run.length; start += EVENTS_PER_WRITE) {
+      yield framed(run.slice(start, start + EVENTS_PER_WRITE));
+    }
+  }
 }
 
 /** Resolves when the socket takes more, or is gone. */
@@ -74,13 +108,11 @@ async function serve({ req, res, state, ctx }: Call): Promise<void> {
   const keepalive = setInterval(() => res.write(': keepalive\n\n'), KEEPALIVE_MS);
   res.once('close', () => void events.return());
   try {
-    for await (const event of events) {
-      // One chunk for the event and any queued behind it: with a thousand streams, a write per
-      // event per stream cost more than the changes themselves.
-      let chunk = frame(event);
-      for (const queued of events.takeQueued(EVENTS_PER_WRITE - 1)) chunk += frame(queued);
-      if (!res.write(chunk)) await writable(res);
-      if (res.destroyed) break;
+    for (let runs = await events.nextRuns(); runs; runs = await events.nextRuns()) {
+      for (const chunk of chunksOf(runs)) {
+        if (!res.write(chunk)) await writable(res);
+        if (res.destroyed) return;
+      }
     }
   } finally {
     clearInterval(keepalive);
