@@ -1,10 +1,14 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import postgres from 'postgres';
+import { broadcast, follow } from './floor-followers.js';
 
 /**
  * The floor: what a bare node:http + postgres server costs for the same SQL, with prepared
  * statements (postgres.js names and caches them by default). It checks the bearer key and the
  * inputs only as far as the queries need; the service must do all the contract asks on top.
+ * `GET /v1/events` follows the changes the simplest way: each write's events go to every open
+ * stream as the write commits (no resuming, no filters), so that a scenario run with streams
+ * open on both compares the same work.
  */
 const sql = postgres(process.argv[2] ?? '', { max: 10 });
 const key = `Bearer ${process.argv[3] ?? ''}`;
@@ -48,7 +52,8 @@ function appendEvents(tx: postgres.TransactionSql, events: { type: string; data:
     )
     insert into events (type, data)
     select (input.event->>'type')::event_type, input.event->'data'
-    from event_order, input order by input.ord`;
+    from event_order, input order by input.ord
+    returning id, type, occurred_at, data`;
 }
 /** The version is read as the service reads it, but the floor sends no ETag: no extra headers. */
 const toPet = (row: postgres.Row) => ({
@@ -68,6 +73,7 @@ const toOrder = (row: postgres.Row) => ({
 
 /** The statements updatePet runs for a status change, in one transaction. */
 async function updateStatus(res: ServerResponse, id: number, status: string): Promise<void> {
+  const appended: postgres.Row[] = [];
   const pet = await sql.begin(async (tx) => {
     const [row] =
       await tx`select id, name, category_id, status, version from pets where id = ${id} and deleted_at is null for update`;
@@ -77,9 +83,11 @@ async function updateStatus(res: ServerResponse, id: number, status: string): Pr
     if (open) return undefined;
     const [updated] =
       await tx`update pets set status = ${status}, version = version + 1 where id = ${id} and deleted_at is null returning id, name, category_id as "categoryId", status, version`;
-    if (updated) await appendEvents(tx, [{ type: 'pet.updated', data: toPet(updated) }]);
+    if (updated)
+      appended.push(...(await appendEvents(tx, [{ type: 'pet.updated', data: toPet(updated) }])));
     return updated;
   });
+  broadcast(appended);
   if (!pet) {
     send(res, 409, conflict);
     return;
@@ -89,6 +97,7 @@ async function updateStatus(res: ServerResponse, id: number, status: string): Pr
 
 /** The statements placeOrder runs, in one transaction. */
 async function placeOrder(res: ServerResponse, petId: number): Promise<void> {
+  const appended: postgres.Row[] = [];
   const order = await sql.begin(async (tx) => {
     const [pet] =
       await tx`select id, name, category_id, status, version from pets where id = ${petId} and deleted_at is null for update`;
@@ -99,13 +108,16 @@ async function placeOrder(res: ServerResponse, petId: number): Promise<void> {
     const [row] =
       await tx`insert into orders (pet_id) values (${petId}) returning id, pet_id, status, placed_at, updated_at`;
     if (row && reserved) {
-      await appendEvents(tx, [
-        { type: 'order.placed', data: toOrder(row) },
-        { type: 'pet.updated', data: toPet(reserved) },
-      ]);
+      appended.push(
+        ...(await appendEvents(tx, [
+          { type: 'order.placed', data: toOrder(row) },
+          { type: 'pet.updated', data: toPet(reserved) },
+        ])),
+      );
     }
     return row;
   });
+  broadcast(appended);
   if (!order) {
     send(res, 409, conflict);
     return;
@@ -115,6 +127,7 @@ async function placeOrder(res: ServerResponse, petId: number): Promise<void> {
 
 /** The statements updateOrder runs to cancel, in one transaction. */
 async function cancelOrder(res: ServerResponse, id: number): Promise<void> {
+  const appended: postgres.Row[] = [];
   const order = await sql.begin(async (tx) => {
     const [seen] = await tx`select pet_id from orders where id = ${id} limit 1`;
     if (!seen) return undefined;
@@ -126,13 +139,16 @@ async function cancelOrder(res: ServerResponse, id: number): Promise<void> {
     const [updated] =
       await tx`update orders set status = 'cancelled', updated_at = now() where id = ${id} returning id, pet_id, status, placed_at, updated_at`;
     if (updated && freed) {
-      await appendEvents(tx, [
-        { type: 'order.updated', data: toOrder(updated) },
-        { type: 'pet.updated', data: toPet(freed) },
-      ]);
+      appended.push(
+        ...(await appendEvents(tx, [
+          { type: 'order.updated', data: toOrder(updated) },
+          { type: 'pet.updated', data: toPet(freed) },
+        ])),
+      );
     }
     return updated;
   });
+  broadcast(appended);
   if (!order) {
     send(res, 409, conflict);
     return;
@@ -146,6 +162,10 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     return;
   }
   const url = new URL(req.url ?? '/', 'http://floor');
+  if (url.pathname === '/v1/events' && req.method === 'GET') {
+    follow(res);
+    return;
+  }
   if (url.pathname === '/v1/pets' && req.method === 'GET') {
     const limit = Number(url.searchParams.get('limit') ?? 20);
     const status = url.searchParams.get('status');
@@ -175,9 +195,13 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
           select 'pet.created', jsonb_build_object(
             'id', i.id, 'name', i.name, 'categoryId', i.category_id, 'status', i.status)
           from event_order, inserted as i
+          returning id, type, occurred_at, data
         )
-        select i.id, i.name, i.category_id as "categoryId", i.status from inserted as i`;
+        select i.id, i.name, i.category_id as "categoryId", i.status,
+          a.id as event_id, a.type, a.occurred_at, a.data
+        from inserted as i, appended as a`;
     const created = toPet(row ?? {});
+    if (row) broadcast([{ ...row, id: row.event_id as string }]);
     send(res, 201, created, { location: `http://floor/v1/pets/${created.id}` });
     return;
   }

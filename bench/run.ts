@@ -136,7 +136,7 @@ const streamPhase = () =>
     service: { pid: service.pid ?? 0, port: SERVICE_PORT },
     load,
     scenarios: withStreamsOpen,
-    rounds: smoke ? 1 : 2,
+    rounds: smoke ? 1 : 3,
     streams: smoke ? 20 : 1_000,
     changesPerSecond: 200,
     changeSeconds: smoke ? 2 : 20,

@@ -5,11 +5,16 @@ import { pinned } from './processes.js';
 import { pairedRatio, summarise, type Sample } from './report.js';
 import type { Scenario } from './scenarios.js';
 
+interface Server {
+  pid: number;
+  port: number;
+}
+
 export interface StreamPhaseOptions {
-  floor: { pid: number; port: number };
-  service: { pid: number; port: number };
+  floor: Server;
+  service: Server;
   load: LoadSettings;
-  /** Scenarios measured again against the floor while the streams are open. */
+  /** Scenarios measured against the floor without streams, then with streams open on both. */
   scenarios: Scenario[];
   rounds: number;
   streams: number;
@@ -27,14 +32,14 @@ interface StreamFigures {
   max: number;
 }
 
-/** The stream holder, on the load core; resolves once every stream is open. */
-async function openStreams(options: StreamPhaseOptions) {
+/** A stream holder on the load core; resolves once every stream is open. */
+async function openStreams(options: StreamPhaseOptions, server: Server) {
   const [command, args] = pinned(options.load.core, process.execPath, [
     '--import',
     'tsx',
     'bench/streams.ts',
     JSON.stringify({
-      url: `http://127.0.0.1:${options.service.port}`,
+      url: `http://127.0.0.1:${server.port}`,
       key: options.load.key,
       count: options.streams,
       sampled: Math.min(50, options.streams),
@@ -60,15 +65,32 @@ async function openStreams(options: StreamPhaseOptions) {
   };
 }
 
-/**
- * With `streams` event streams open on the service: `changesPerSecond` creates while the
- * streams record how long each event took to arrive, then the chosen scenarios against the
- * floor again (their ratios must not move).
- */
-export async function runStreamPhase(options: StreamPhaseOptions): Promise<string> {
-  const streams = await openStreams(options);
-  await streams.figures();
-  const changes = await measure(
+interface Pairs {
+  floor: Sample[];
+  service: Sample[];
+}
+
+/** Each scenario against the floor, `rounds` times, alternating who goes first. */
+async function compare(options: StreamPhaseOptions): Promise<Map<string, Pairs>> {
+  const pairs = new Map<string, Pairs>();
+  for (const scenario of options.scenarios) {
+    const entry: Pairs = { floor: [], service: [] };
+    pairs.set(scenario.name, entry);
+    for (let round = 0; round < options.rounds; round++) {
+      const order =
+        round % 2 === 0 ? (['floor', 'service'] as const) : (['service', 'floor'] as const);
+      for (const who of order) {
+        const { pid, port } = options[who];
+        entry[who].push(await measure(pid, port, scenario.requests, options.load));
+      }
+    }
+  }
+  return pairs;
+}
+
+/** Creates at `changesPerSecond` while the service's streams record each event's delay. */
+async function deliver(options: StreamPhaseOptions) {
+  return measure(
     options.service.pid,
     options.service.port,
     [
@@ -85,32 +107,42 @@ export async function runStreamPhase(options: StreamPhaseOptions): Promise<strin
       overallRate: options.changesPerSecond,
     },
   );
+}
+
+const ratioOf = ({ service, floor }: Pairs) => pairedRatio(service, floor)?.toFixed(2) ?? 'n/a';
+const rps = (samples: Sample[]) => Math.round(summarise(samples).rps);
+
+/**
+ * The chosen scenarios against the floor without streams; then `streams` event streams open
+ * on the service and as many on the floor (which writes each change to each of them as it
+ * commits): `changesPerSecond` creates while the service's streams record how long each event
+ * took to arrive, then the scenarios again. Their ratios must not move: both servers do the
+ * same work, streams included. The req/s columns also show what the streams cost each server.
+ */
+export async function runStreamPhase(options: StreamPhaseOptions): Promise<string> {
+  const alone = await compare(options);
+  const streams = await openStreams(options, options.service);
+  const floorStreams = await openStreams(options, options.floor);
+  await streams.figures();
+  const changes = await deliver(options);
   const figures = await streams.figures();
+  const together = await compare(options);
+  const ended = (await streams.figures()).ended + (await floorStreams.figures()).ended;
+  await Promise.all([streams.close(), floorStreams.close()]);
   const lines = [
-    `| with ${options.streams} streams open | floor req/s | service req/s | ratio | service peak RSS MiB | streams ended so far |`,
+    `| scenario, ${options.streams} streams open on each server | ratio without streams | ratio with streams | floor req/s without / with | service req/s without / with | service peak RSS MiB with |`,
     '|---|---:|---:|---:|---:|---:|',
   ];
-  for (const scenario of options.scenarios) {
-    const floor: Sample[] = [];
-    const service: Sample[] = [];
-    for (let round = 0; round < options.rounds; round++) {
-      floor.push(
-        await measure(options.floor.pid, options.floor.port, scenario.requests, options.load),
-      );
-      service.push(
-        await measure(options.service.pid, options.service.port, scenario.requests, options.load),
-      );
-    }
-    const summary = summarise(service);
-    // A stream that falls too far behind is cut off: say so beside the figures it freed.
-    const { ended } = await streams.figures();
+  for (const { name } of options.scenarios) {
+    const before = alone.get(name) ?? { floor: [], service: [] };
+    const after = together.get(name) ?? { floor: [], service: [] };
     lines.push(
-      `| ${scenario.name} | ${Math.round(summarise(floor).rps)} | ${Math.round(summary.rps)} | ${pairedRatio(service, floor)?.toFixed(2) ?? 'n/a'} | ${summary.peakRssMiB.toFixed(0)} | ${ended} |`,
+      `| ${name} | ${ratioOf(before)} | ${ratioOf(after)} | ${rps(before.floor)} / ${rps(after.floor)} | ${rps(before.service)} / ${rps(after.service)} | ${summarise(after.service).peakRssMiB.toFixed(0)} |`,
     );
   }
-  await streams.close();
   return [
     lines.join('\n'),
+    `Streams ended early (cut off for falling behind, on either server): ${ended}.`,
     [
       '| event delivery | streams open / ended | changes/s | deliveries sampled | p50 / p99 / max ms | service peak RSS MiB | non-2xx / errors |',
       '|---|---:|---:|---:|---:|---:|---:|',
