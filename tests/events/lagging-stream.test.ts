@@ -1,10 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { insertPets } from '../../db/queries/pets.js';
-import { createChangeNotifier, type ChangeNotifier } from '../../server/events/notifier.js';
-import { EventStreams } from '../../server/events/streams.js';
+import { describe, expect, it, vi } from 'vitest';
 import type { Subscription } from '../../server/events/subscription.js';
-import { createLogger } from '../../server/process/logger.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { useEventStreams } from '../helpers/event-streams.js';
 
 /**
  * The streams' behaviour when a consumer falls behind, on the real event log: the consumer here
@@ -14,45 +10,12 @@ import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 const QUEUE = 5;
 const MAX_LAG_MS = 600;
 
-let database: TestDatabase;
-let notifier: ChangeNotifier;
-let streams: EventStreams;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  const logger = createLogger('silent');
-  notifier = createChangeNotifier(database.handle, logger);
-  streams = new EventStreams({
-    database: database.handle,
-    logger,
-    perKeyLimit: 10,
-    maxQueued: QUEUE,
-    maxLagMs: MAX_LAG_MS,
-  });
-});
-afterAll(async () => {
-  notifier.stop();
-  await streams.close();
-  await database.destroy();
-});
-
-/** Creates `count` pets in one statement, so their events reach the feed at once. */
-async function createPets(count: number): Promise<number[]> {
-  const created = await insertPets(
-    database.handle.db,
-    Array.from({ length: count }, (_, i) => ({
-      name: `Lagging ${i}`,
-      categoryId: 1,
-      status: 'available' as const,
-    })),
-  );
-  notifier.changed();
-  return created.map((pet) => pet.id);
-}
+const underTest = useEventStreams({ maxQueued: QUEUE, maxLagMs: MAX_LAG_MS });
+const { createPets } = underTest;
 
 async function follow(): Promise<{ subscription: Subscription; cutOff: () => boolean }> {
   let cut = false;
-  const subscription = await streams.subscribe({
+  const subscription = await underTest.streams.subscribe({
     keyId: 'lagging-test',
     after: undefined,
     types: undefined,

@@ -1,54 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertPets } from '../../db/queries/pets.js';
+import { describe, expect, it } from 'vitest';
 import { isFeedBatch } from '../../server/events/feed.js';
-import { createChangeNotifier, type ChangeNotifier } from '../../server/events/notifier.js';
-import { EventStreams, type StreamRequest } from '../../server/events/streams.js';
+import type { StreamRequest } from '../../server/events/streams.js';
 import type { EventRun } from '../../server/events/subscription.js';
-import { createLogger } from '../../server/process/logger.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { useEventStreams } from '../helpers/event-streams.js';
 
 /**
  * Live streams that want every event share the feed's batch itself: a thousand streams cost a
  * change one batch, not a thousand copies (bench: `npm run bench -- --streams`). Streams that
  * filter, resume or were partly read get their own runs, with the same events.
  */
-let database: TestDatabase;
-let notifier: ChangeNotifier;
-let streams: EventStreams;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  const logger = createLogger('silent');
-  notifier = createChangeNotifier(database.handle, logger);
-  streams = new EventStreams({
-    database: database.handle,
-    logger,
-    perKeyLimit: 10,
-    maxQueued: 1000,
-    maxLagMs: 30_000,
-  });
-});
-afterAll(async () => {
-  notifier.stop();
-  await streams.close();
-  await database.destroy();
-});
-
-async function createPets(count: number): Promise<number[]> {
-  const created = await insertPets(
-    database.handle.db,
-    Array.from({ length: count }, (_, i) => ({
-      name: `Shared ${i}`,
-      categoryId: 1,
-      status: 'available' as const,
-    })),
-  );
-  notifier.changed();
-  return created.map((pet) => pet.id);
-}
+const underTest = useEventStreams({ maxQueued: 1000, maxLagMs: 30_000 });
+const { createPets } = underTest;
 
 const follow = (request: Partial<StreamRequest> = {}) =>
-  streams.subscribe({
+  underTest.streams.subscribe({
     keyId: 'shared-batches-test',
     after: undefined,
     types: undefined,
