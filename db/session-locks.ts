@@ -29,6 +29,8 @@ export function postgresSessionLocks(client: Sql): SessionLocks {
       return await work(sql);
     } catch (error) {
       session = undefined;
+      // Every lock is given back below (or lost with the connection): none is held any more.
+      held.clear();
       // A connection that failed a query may still be alive, and back in the pool it would keep
       // its locks for whoever borrows it next; a dead one has lost them already.
       await sql`select pg_advisory_unlock_all()`.catch(() => undefined);

@@ -60,4 +60,12 @@ describe.runIf(target.kind === 'postgres')('session locks (PostgreSQL)', () => {
     await locks.release(key, 1);
     expect([await locks.acquire(key, 2), await locks.acquire(key, 2)]).toEqual([0, 1]);
   });
+
+  it('takes a slot again after a failed query gave every lock back', async () => {
+    const key = `test:${randomUUID()}`;
+    const { locks } = instance();
+    expect(await locks.acquire(key, 1)).toBe(0);
+    await expect(locks.release(key, 2 ** 40)).rejects.toThrow(/out of range/);
+    expect(await locks.acquire(key, 1)).toBe(0);
+  });
 });
