@@ -14,7 +14,10 @@ export interface SubscriptionOptions {
   after: number;
   /** Only these types; every type when undefined. */
   types: ReadonlySet<EventType> | undefined;
-  /** Events held for a consumer at most; past it, the stream reads the log at its own pace. */
+  /**
+   * Events queued for a consumer at most; past it, the stream reads the log at its own pace. A
+   * consumer that took the queue to write (nextRuns) may hold as many again until it writes.
+   */
   maxQueued: number;
   /** How long a consumer whose queue overflowed may stay behind the live events. */
   maxLagMs: number;

@@ -111,7 +111,8 @@ async function serve({ req, res, state, ctx }: Call): Promise<void> {
     for (let runs = await events.nextRuns(); runs; runs = await events.nextRuns()) {
       for (const chunk of chunksOf(runs)) {
         if (!res.write(chunk)) await writable(res);
-        if (res.destroyed) return;
+        // Shutting down, the rest is left for the client to resume: it must not hold the exit.
+        if (res.destroyed || events.endedByShutdown) return;
       }
     }
   } finally {
