@@ -2,11 +2,15 @@ import type { ServerResponse } from 'node:http';
 import type postgres from 'postgres';
 
 /**
- * The floor's event streams (bench/floor-server.ts), the simplest way to follow changes: each
- * write's events go to every open stream as the write commits, one buffer built once for all
- * of them; no resuming, no filters, no batching of writes that commit together.
+ * The floor's event streams (bench/floor-server.ts), the simplest way to follow changes as the
+ * service does: the events of writes that commit within 20 ms (the service feed's interval) go
+ * to every open stream together, one buffer built once for all of them; no resuming, no
+ * filters, no log to read back.
  */
+const FLUSH_INTERVAL_MS = 20;
 const followers = new Set<ServerResponse>();
+let pending = '';
+let flushing: NodeJS.Timeout | undefined;
 
 export function follow(res: ServerResponse): void {
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
@@ -15,10 +19,16 @@ export function follow(res: ServerResponse): void {
   res.once('close', () => followers.delete(res));
 }
 
-/** The frames of committed events, built once each, written to every follower. */
+function flush(): void {
+  flushing = undefined;
+  const chunk = Buffer.from(pending);
+  pending = '';
+  for (const res of followers) res.write(chunk);
+}
+
+/** Queues the frames of committed events for the next flush. */
 export function broadcast(rows: postgres.Row[]): void {
   if (followers.size === 0) return;
-  let frames = '';
   for (const row of rows) {
     const body = {
       id: String(row.id),
@@ -26,8 +36,7 @@ export function broadcast(rows: postgres.Row[]): void {
       occurredAt: (row.occurred_at as Date).toISOString(),
       data: row.data as unknown,
     };
-    frames += `id: ${body.id}\nevent: ${body.type}\ndata: ${JSON.stringify(body)}\n\n`;
+    pending += `id: ${body.id}\nevent: ${body.type}\ndata: ${JSON.stringify(body)}\n\n`;
   }
-  const chunk = Buffer.from(frames);
-  for (const res of followers) res.write(chunk);
+  flushing ??= setTimeout(flush, FLUSH_INTERVAL_MS);
 }

@@ -6,9 +6,9 @@ import { broadcast, follow } from './floor-followers.js';
  * The floor: what a bare node:http + postgres server costs for the same SQL, with prepared
  * statements (postgres.js names and caches them by default). It checks the bearer key and the
  * inputs only as far as the queries need; the service must do all the contract asks on top.
- * `GET /v1/events` follows the changes the simplest way: each write's events go to every open
- * stream as the write commits (no resuming, no filters), so that a scenario run with streams
- * open on both compares the same work.
+ * `GET /v1/events` follows the changes as the service's feed does, in batches of 20 ms
+ * (bench/floor-followers.ts), so that a scenario run with streams open on both compares the
+ * same work.
  */
 const sql = postgres(process.argv[2] ?? '', { max: 10 });
 const key = `Bearer ${process.argv[3] ?? ''}`;
@@ -50,7 +50,7 @@ function appendEvents(tx: postgres.TransactionSql, events: { type: string; data:
       select e.event, e.ord from jsonb_array_elements(${JSON.stringify(events)}::text::jsonb)
         with ordinality as e(event, ord)
     )
-    insert into events (type, data)
+    insert into floor_events (type, data)
     select (input.event->>'type')::event_type, input.event->'data'
     from event_order, input order by input.ord
     returning id, type, occurred_at, data`;
@@ -191,7 +191,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
         ),
         event_order as (select pg_advisory_xact_lock_shared(${EVENT_ORDER_LOCK}) from id_order),
         appended as (
-          insert into events (type, data)
+          insert into floor_events (type, data)
           select 'pet.created', jsonb_build_object(
             'id', i.id, 'name', i.name, 'categoryId', i.category_id, 'status', i.status)
           from event_order, inserted as i

@@ -22,6 +22,9 @@ export async function seedBenchDatabase(serverUrl: string, name: string): Promis
       select 'Pet ' || g, 1 + g % 50, (array['available', 'pending', 'sold'])[1 + g % 3]::pet_status
       from generate_series(1, ${BENCH_PETS}) as g`;
     await db`analyze pets`;
+    // The floor's own event log, the same table as the service's: the service's feed reads
+    // `events` and would otherwise deliver the floor's changes to its streams on the floor's core.
+    await db`create table floor_events (like events including all)`;
   } finally {
     await db.end();
   }
