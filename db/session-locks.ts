@@ -52,23 +52,37 @@ export function postgresSessionLocks(client: Sql): SessionLocks {
       if (row) held.set(key, (held.get(key) ?? new Set()).add(row.slot));
       return row?.slot;
     });
+  /**
+   * Releases under way. An acquire waits for them: it would skip a slot still being given back
+   * and refuse a client whose previous stream had just closed.
+   */
+  const releasing = new Set<Promise<void>>();
+  const unlock = async (key: string, slot: number) => {
+    try {
+      await run(async (sql) => {
+        await sql`select pg_advisory_unlock(hashtext(${key}), ${slot}::int)`;
+      });
+    } finally {
+      // Only once unlocked: until then an acquire must not take it again.
+      const mine = held.get(key);
+      mine?.delete(slot);
+      if (mine?.size === 0) held.delete(key);
+    }
+  };
   return {
     acquire: (key, slots) => {
-      const attempt = acquiring.then(() => take(key, slots));
+      const attempt = acquiring
+        .then(() => Promise.allSettled([...releasing]))
+        .then(() => take(key, slots));
       acquiring = attempt.catch(() => undefined);
       return attempt;
     },
-    release: async (key, slot) => {
-      try {
-        await run(async (sql) => {
-          await sql`select pg_advisory_unlock(hashtext(${key}), ${slot}::int)`;
-        });
-      } finally {
-        // Only once unlocked: until then an acquire must not take it again.
-        const mine = held.get(key);
-        mine?.delete(slot);
-        if (mine?.size === 0) held.delete(key);
-      }
+    release: (key, slot) => {
+      const done = unlock(key, slot);
+      releasing.add(done);
+      const forget = () => releasing.delete(done);
+      done.then(forget, forget);
+      return done;
     },
     close: async () => {
       const open = session;
