@@ -28,6 +28,8 @@ const POOLED_TESTS = [
   'tests/faults/concurrency.test.ts',
   'tests/faults/store-concurrency.test.ts',
   'tests/faults/pooler.test.ts',
+  'tests/db/direct-connection.test.ts',
+  'tests/db/transactions.test.ts',
 ];
 
 export default defineConfig({

@@ -4,6 +4,7 @@ import { sql } from 'drizzle-orm';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
+import { preferNamedWhenDirect } from './direct-connection.js';
 import { attachRunner, pgliteRunner, postgresRunner } from './runner.js';
 import type { Database } from './database.js';
 import { migratePglite, migratePostgres } from './migrate.js';
@@ -81,7 +82,10 @@ function openPostgres(url: string, poolMax: number, directUrl?: string): Databas
   // LISTEN needs a session of its own; postgres.js opens one connection for it on this client.
   const listener = directUrl ? postgres(directUrl, { ...options, max: 1 }) : client;
   const db = drizzlePostgres(client, { schema, casing: schema.DATABASE_CASING });
-  attachRunner(db, postgresRunner(client, { prepared: !directUrl }));
+  const mode = { prepared: false };
+  attachRunner(db, postgresRunner(client, mode));
+  // A direct URL beside it says DATABASE_URL is a pooler: no need to ask.
+  const stopProbing = directUrl ? () => undefined : preferNamedWhenDirect(url, mode);
   return {
     kind: 'postgres',
     db,
@@ -102,6 +106,7 @@ function openPostgres(url: string, poolMax: number, directUrl?: string): Databas
       };
     },
     close: async () => {
+      stopProbing();
       await Promise.all([
         client.end({ timeout: 5 }),
         listener !== client && listener.end({ timeout: 5 }),

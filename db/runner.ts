@@ -103,9 +103,11 @@ const isMissingStatement = (error: unknown): boolean =>
   typeof error === 'object' && error !== null && 'code' in error && error.code === '26000';
 
 /**
- * The database's runner. A named statement missing on the server means a pooler in transaction
- * mode sits in front of it: from then on every statement is unnamed, and the transaction that
- * found out (aborted by that error before anything committed) runs once more.
+ * The database's runner. Statements are named only where the server proved it sees our
+ * connections directly (db/direct-connection.ts). Should a named statement still be missing on
+ * the server, something pools the connections after all: from then on every statement is
+ * unnamed, and the transaction that found out (aborted by that error before anything
+ * committed) runs once more.
  */
 export function postgresRunner(client: Sql, mode: StatementMode): Transactor {
   return {
@@ -114,7 +116,8 @@ export function postgresRunner(client: Sql, mode: StatementMode): Transactor {
       try {
         return await postgresTransaction(client, mode, work);
       } catch (error) {
-        if (!mode.prepared || !isMissingStatement(error)) throw error;
+        // Even if a concurrent transaction switched first: this one used a name before that.
+        if (!isMissingStatement(error)) throw error;
         mode.prepared = false;
         return postgresTransaction(client, mode, work);
       }
