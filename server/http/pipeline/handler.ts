@@ -14,6 +14,7 @@ import { toTRPCError } from '../../trpc/errors.js';
 import { createPublicRoutes } from '../public/routes.js';
 import { createRestEndpoints, notFound } from '../rest/endpoints.js';
 import { createTrpcEndpoints } from '../trpc/endpoints.js';
+import { checkConditionalFields } from '../../versions/etag.js';
 import { authenticate } from './authenticate.js';
 import { readJsonBody } from './body.js';
 import { createCors } from './cors.js';
@@ -110,6 +111,7 @@ export function createRequestHandler(deps: HandlerDeps) {
     const principal = await authenticate(deps, req, state, repeated === 'Authorization');
     await enforceRateLimit(deps.rateLimiter, principal.keyId, endpoint.calls, state);
     if (repeated) throw refuseRepeated(repeated);
+    checkConditionalFields(req.headers['if-match'], req.headers['if-none-match']);
     const body = endpoint.bodyTypes ? await readJsonBody(req, endpoint.bodyTypes) : undefined;
     const ctx = createContextInner({
       db: database.db,
