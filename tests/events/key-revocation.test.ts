@@ -127,7 +127,7 @@ describe.runIf(target.kind === 'postgres')('a revoked key on two instances', () 
 
   beforeAll(async () => {
     if (target.kind !== 'postgres') return;
-    ({ url, drop } = await createPostgresDatabase(target.url));
+    ({ url, drop } = await createPostgresDatabase(target));
   });
   afterAll(() => drop());
 

@@ -97,11 +97,11 @@ describe(`a browser on another origin follows the stream across a restart (${tar
       const attempts = () =>
         tab.evaluate(
           () =>
-            (window as unknown as { attempts: { after: string | null; status: number }[] })
+            (globalThis as unknown as { attempts: { after: string | null; status: number }[] })
               .attempts,
         );
       const received = () =>
-        tab.evaluate(() => (window as unknown as { received: PageEvent[] }).received);
+        tab.evaluate(() => (globalThis as unknown as { received: PageEvent[] }).received);
       await expect
         .poll(async () => (await attempts()).at(-1)?.status, { timeout: 10_000 })
         .toBe(200);
