@@ -24,6 +24,7 @@ const POOLED_TESTS = [
   'tests/http/events.test.ts',
   'tests/http/event-resume.test.ts',
   'tests/http/event-stream-limits.test.ts',
+  'tests/events/key-revocation.test.ts',
   'tests/clients/trpc-subscription.test.ts',
   'tests/faults/concurrency.test.ts',
   'tests/faults/store-concurrency.test.ts',

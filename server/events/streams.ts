@@ -4,6 +4,7 @@ import { lastEventId, prunedThrough, type EventType } from '../../db/queries/eve
 import type { Logger } from '../process/logger.js';
 import { GoneError } from '../trpc/errors.js';
 import { EventFeed } from './feed.js';
+import { KeyRevokedError, KeyWatch } from './key-watch.js';
 import { StreamSlots } from './stream-slots.js';
 import { Subscription } from './subscription.js';
 import { summarizeError } from '../process/error-summary.js';
@@ -61,12 +62,14 @@ export class StreamsClosingError extends TRPCError {
  */
 export class EventStreams {
   private readonly feed: EventFeed;
+  private readonly keys: KeyWatch;
   private readonly open = new Set<Subscription>();
   private readonly slots: StreamSlots;
   private closed = false;
 
   constructor(private readonly options: EventStreamsOptions) {
     this.feed = new EventFeed(options.database, options.logger);
+    this.keys = new KeyWatch(options.database.db, options.logger);
     this.slots = new StreamSlots(options.database.db, (error) => {
       this.warnSlots(error);
     });
@@ -102,10 +105,16 @@ export class EventStreams {
       },
       (reason) => {
         this.open.delete(subscription);
+        unwatch();
         release();
-        if (reason instanceof TRPCError) request.onCutOff();
+        // A revoked key's stream ends as an answer (REST) or an error the client reads (tRPC);
+        // only a stream cut off for not reading loses its connection.
+        if (reason instanceof TRPCError && !(reason instanceof KeyRevokedError)) {
+          request.onCutOff();
+        }
       },
     );
+    const unwatch = this.keys.add(request.keyId, subscription);
     this.open.add(subscription);
     return subscription;
   }
@@ -154,6 +163,7 @@ export class EventStreams {
    */
   async close(): Promise<void> {
     this.closed = true;
+    this.keys.stop();
     for (const subscription of [...this.open]) subscription.end('shutdown');
     await this.feed.stop();
     await this.slots.close().catch((error: unknown) => {
