@@ -118,9 +118,24 @@ describe.runIf(testDatabaseTarget().kind === 'pglite')(
         const files = check.output
           .split('\n')
           .filter((line) => line.startsWith(project().serviceDir));
-        // Through package.json's exports to the built declarations, never to the sources.
+        // Through package.json's exports to the built declarations, never to the sources, and
+        // to no declaration of the server's: those reach into its packages.
         expect(files).toContain(join(project().serviceDir, 'dist/client/index.d.ts'));
         expect(files.filter((file) => !file.endsWith('.d.ts'))).toEqual([]);
+        expect(files.filter((file) => file.includes('/dist/server/'))).toEqual([]);
+        const packages = new Set(
+          check.output
+            .split('\n')
+            .map((line) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(line)?.[1])
+            .filter((name) => name !== undefined),
+        );
+        expect([...packages].sort()).toEqual([
+          '@trpc/client',
+          '@trpc/server',
+          'openapi-fetch',
+          'openapi-typescript-helpers',
+          'typescript',
+        ]);
       },
     );
 
