@@ -6,6 +6,7 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { attachRunner, pgliteRunner, postgresRunner } from './runner.js';
 import type { Database } from './database.js';
+import { dumpPglite } from './backup.js';
 import { migratePglite, migratePostgres } from './migrate.js';
 import { postgresSessionLocks, type SessionLocks } from './session-locks.js';
 import * as schema from './schema.js';
@@ -34,6 +35,8 @@ export interface DatabaseHandle {
   ): Promise<{ unlisten(): Promise<void> }>;
   /** Slots counted across processes (PostgreSQL); undefined on PGlite, where one process runs. */
   readonly sessionLocks: SessionLocks | undefined;
+  /** PGlite only: a consistent copy of the data folder, as a gzipped tar (db/backup.ts). */
+  readonly dump?: () => Promise<Blob>;
   close(): Promise<void>;
 }
 
@@ -103,6 +106,7 @@ async function openPglite(dataDir: string): Promise<DatabaseHandle> {
       return { unlisten: () => unlisten() };
     },
     sessionLocks: undefined,
+    dump: () => dumpPglite(client),
     close: () => client.close(),
   };
 }
