@@ -23,9 +23,9 @@ const program = ts.createProgram([SOURCE], {
 });
 const checker = program.getTypeChecker();
 const source = program.getSourceFile(SOURCE);
-const routerSymbol = source && checker.getSymbolAtLocation(source);
+const moduleSymbol = source && checker.getSymbolAtLocation(source);
 const exported =
-  routerSymbol && checker.getExportsOfModule(routerSymbol).find((s) => s.name === 'AppRouter');
+  moduleSymbol && checker.getExportsOfModule(moduleSymbol).find((s) => s.name === 'AppRouter');
 if (!exported) throw new Error(`${SOURCE} exports no AppRouter`);
 const router = checker.getDeclaredTypeOfSymbol(checker.getAliasedSymbol(exported));
 
@@ -92,7 +92,7 @@ function procedure(type: ts.Type): string {
 function record(type: ts.Type): string {
   const entries = checker.getPropertiesOfType(type).map((property) => {
     const value = checker.getTypeOfSymbol(property);
-    const isProcedure = checker.getPropertyOfType(member(value, []), '_def') !== undefined;
+    const isProcedure = checker.getPropertyOfType(value, '_def') !== undefined;
     return `${JSON.stringify(property.name)}: ${isProcedure ? procedure(value) : record(value)};`;
   });
   return `{ ${entries.join(' ')} }`;

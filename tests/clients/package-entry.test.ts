@@ -1,5 +1,7 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { readdir, readFile, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createFrontendProject,
@@ -10,6 +12,10 @@ import {
 } from '../helpers/frontend-project.js';
 import { testDatabaseTarget } from '../helpers/database.js';
 import { TEST_KEY, useTestServer } from '../helpers/server.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** tsx's loader, so node runs the README's TypeScript as a front-end's toolchain would. */
+const TSX = pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
 
 /**
  * What a front-end writes against `petstore-service/client`. Every `@ts-expect-error` line must
@@ -150,6 +156,45 @@ describe.runIf(testDatabaseTarget().kind === 'pglite')(
         for (const [, specifier] of imports) {
           expect(specifier).toMatch(/^(\.\/[\w/-]+\.js|@trpc\/client|openapi-fetch)$/);
         }
+      }
+    });
+
+    it("runs the README's client snippet as written, its subscription included", async () => {
+      const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+      const snippet = /```ts\n([^`]*from 'petstore-service\/client'[^`]*)```/.exec(readme)?.[1];
+      if (snippet === undefined) throw new Error('README.md has no client snippet');
+      // The front-end installs eventsource itself; here it is the repository's copy.
+      await symlink(
+        join(ROOT, 'node_modules/eventsource'),
+        join(project().frontendDir, 'node_modules/eventsource'),
+        'dir',
+      );
+      await project().write(
+        'src/readme.ts',
+        snippet.replaceAll('http://127.0.0.1:3000', server.origin),
+      );
+      const child = spawn(process.execPath, ['--import', TSX, 'src/readme.ts'], {
+        cwd: project().frontendDir,
+        env: { PATH: process.env.PATH, PETSTORE_KEY: TEST_KEY },
+      });
+      let output = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+      try {
+        // The subscription starts with the next change, so changes are made until one arrives.
+        const deadline = Date.now() + 30_000;
+        while (!output.includes('pet.created') && child.exitCode === null) {
+          expect(Date.now(), output).toBeLessThan(deadline);
+          await fetch(`${server.origin}/v1/pets`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ name: 'Followed', categoryId: 4 }),
+          });
+          await new Promise((resolve) => setTimeout(resolve, 250));
+        }
+        expect(output).toMatch(/pet\.created \{[^}]*name: 'Followed'/);
+      } finally {
+        child.kill();
       }
     });
 
