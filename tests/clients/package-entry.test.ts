@@ -104,13 +104,14 @@ describe.runIf(testDatabaseTarget().kind === 'pglite')(
       return built;
     };
 
+    // tsc's build, then the router type written out: over two minutes on a loaded machine.
     beforeAll(async () => {
       built = await createFrontendProject();
       await built.write('src/app.ts', APP);
       await built.write('src/call.js', CALL);
       await built.write('tsconfig.json', frontendTsconfig('NodeNext', ['src/app.ts']));
       await built.write('tsconfig.bundler.json', frontendTsconfig('Bundler', ['src/app.ts']));
-    }, 180_000);
+    }, 300_000);
 
     afterAll(() => built?.remove());
 
