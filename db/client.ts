@@ -7,6 +7,7 @@ import postgres from 'postgres';
 import { preferNamedWhenDirect } from './direct-connection.js';
 import { attachRunner, pgliteRunner, postgresRunner } from './runner.js';
 import type { Database } from './database.js';
+import { dumpPglite } from './backup.js';
 import { migratePglite, migratePostgres } from './migrate.js';
 import * as schema from './schema.js';
 
@@ -44,6 +45,8 @@ export interface DatabaseHandle {
     onNotify: (payload: string) => void,
     onListening: () => void,
   ): Promise<{ unlisten(): Promise<void> }>;
+  /** PGlite only: a consistent copy of the data folder, as a gzipped tar (db/backup.ts). */
+  readonly dump?: () => Promise<Blob>;
   close(): Promise<void>;
 }
 
@@ -132,6 +135,7 @@ async function openPglite(dataDir: string): Promise<DatabaseHandle> {
       onListening();
       return { unlisten: () => unlisten() };
     },
+    dump: () => dumpPglite(client),
     close: () => client.close(),
   };
 }

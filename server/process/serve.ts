@@ -41,7 +41,7 @@ export async function serve(
   const keysSocket = await embeddedKeysSocket(config, logger);
   const database = await openConfiguredDatabase(config);
   if (options.prepare) await prepareDatabase(database, config, logger);
-  keysSocket?.serve(database.db);
+  keysSocket?.serve(database);
 
   const app = createApp({
     database,
