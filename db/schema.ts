@@ -181,3 +181,19 @@ export const streamSlots = pgTable(
     index('stream_slots_holder_idx').on(t.holder),
   ],
 );
+
+/**
+ * Stream tickets: how a browser's EventSource, which cannot send a header, opens an event
+ * stream as its key. Only the ticket's SHA-256 is kept; a ticket opens one stream, before
+ * `expires_at`. In the database so that any process or instance can redeem it.
+ */
+export const streamTickets = pgTable(
+  'stream_tickets',
+  {
+    hash: text().primaryKey(),
+    keyId: text().notNull(),
+    expiresAt: timestamp({ withTimezone: true }).notNull(),
+    usedAt: timestamp({ withTimezone: true }),
+  },
+  (t) => [index('stream_tickets_expires_at_idx').on(t.expiresAt)],
+);

@@ -1,0 +1,42 @@
+import { sql } from 'drizzle-orm';
+import type { Database } from '../database.js';
+import { runnerOf, statementOf } from '../runner.js';
+
+const issueStatement = statementOf(sql`
+  insert into stream_tickets (hash, key_id, expires_at)
+  values (${sql.placeholder('hash')}::text, ${sql.placeholder('keyId')}::text,
+    now() + make_interval(secs => ${sql.placeholder('ttlSeconds')}::int))
+  returning expires_at`);
+
+/** Stores a ticket's hash for `keyId`; returns when it expires, by the database's clock. */
+export async function insertStreamTicket(
+  db: Database,
+  ticket: { hash: string; keyId: string; ttlSeconds: number },
+): Promise<Date> {
+  const [row] = await runnerOf(db).rows(issueStatement, { ...ticket });
+  return new Date(row?.[0] as string | Date);
+}
+
+// One statement marks the ticket used and says whose it was: of two requests presenting it at
+// once, exactly one gets a row.
+const redeemStatement = statementOf(sql`
+  update stream_tickets set used_at = now()
+  where hash = ${sql.placeholder('hash')}::text and used_at is null and expires_at > now()
+  returning key_id`);
+
+/** The key id of an unused, unexpired ticket, which is used from now on; otherwise undefined. */
+export async function redeemStreamTicket(db: Database, hash: string): Promise<string | undefined> {
+  const [row] = await runnerOf(db).rows(redeemStatement, { hash });
+  return row === undefined ? undefined : (row[0] as string);
+}
+
+const purgeStatement = statementOf(sql`
+  delete from stream_tickets where hash in (
+    select hash from stream_tickets where expires_at < now()
+    limit ${sql.placeholder('batchSize')}::int for update skip locked)
+  returning 1`);
+
+/** Deletes at most `batchSize` expired tickets, used or not; returns how many went. */
+export async function deleteExpiredStreamTickets(db: Database, batchSize: number): Promise<number> {
+  return (await runnerOf(db).rows(purgeStatement, { batchSize })).length;
+}
