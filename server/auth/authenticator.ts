@@ -84,6 +84,16 @@ export class Authenticator {
     return principal;
   }
 
+  /**
+   * The caller a key id names while the key is valid (a stream ticket names its key by id):
+   * looked up each time, so a key revoked a moment ago is refused.
+   */
+  async principalOf(keyId: string, budget = new DatabaseBudget()): Promise<Principal | null> {
+    if (this.envKeys.some((key) => key.id === keyId)) return { keyId, scope: 'write' };
+    const stored = await budget.within(findActiveApiKey(this.db, keyId));
+    return stored ? { keyId, scope: stored.scope } : null;
+  }
+
   /** Every configured key is compared, so the time taken does not say which one matched. */
   private matchEnvKey(hash: string): Principal | undefined {
     let matched: string | undefined;

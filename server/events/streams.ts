@@ -7,6 +7,7 @@ import { EventFeed } from './feed.js';
 import { KeyRevokedError, KeyWatch } from './key-watch.js';
 import { StreamSlots } from './stream-slots.js';
 import { Subscription } from './subscription.js';
+import { StreamTickets } from './tickets.js';
 import { summarizeError } from '../process/error-summary.js';
 
 export interface EventStreamsOptions {
@@ -18,6 +19,8 @@ export interface EventStreamsOptions {
   maxQueued: number;
   /** How long a stream may stay behind the live events after its queue overflowed. */
   maxLagMs: number;
+  /** How long a stream ticket stays valid. */
+  ticketTtlSeconds?: number | undefined;
 }
 
 export interface StreamRequest {
@@ -65,11 +68,14 @@ export class EventStreams {
   private readonly keys: KeyWatch;
   private readonly open = new Set<Subscription>();
   private readonly slots: StreamSlots;
+  /** The tickets that open a stream without an Authorization header (browsers' EventSource). */
+  readonly tickets: StreamTickets;
   private closed = false;
 
   constructor(private readonly options: EventStreamsOptions) {
     this.feed = new EventFeed(options.database, options.logger);
     this.keys = new KeyWatch(options.database.db, options.logger);
+    this.tickets = new StreamTickets(options.database.db, options.ticketTtlSeconds);
     this.slots = new StreamSlots(options.database.db, (error) => {
       this.warnSlots(error);
     });

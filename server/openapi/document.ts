@@ -1,7 +1,7 @@
 import { generateOpenApiDocument, type OpenAPIObject, type OpenApiRouter } from 'trpc-to-openapi';
 import type { AnyOperation } from '../operations/define.js';
 import { ErrorSchema } from '../schemas/error.js';
-import { eventSchemas, eventStreamPath } from './event-stream.js';
+import { eventSchemas, eventStreamPath, STREAM_TICKET_SCHEME } from './event-stream.js';
 import { responsesOf, STABILITY } from './responses.js';
 import { SHARED_HEADERS } from './headers.js';
 
@@ -83,6 +83,10 @@ function applyContractDetails(
       ...document.components,
       schemas: { ...schemas, ...namedBodies, ...eventSchemas(schemas) },
       headers: SHARED_HEADERS,
+      securitySchemes: {
+        ...document.components?.securitySchemes,
+        streamTicket: STREAM_TICKET_SCHEME,
+      },
     },
   };
 }

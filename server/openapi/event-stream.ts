@@ -31,7 +31,8 @@ export function eventStreamPath(): NonNullable<OpenAPIObject['paths']> {
         summary: binding.summary,
         description: `${binding.description}\n\n${STABILITY[binding.stability]}`,
         tags: binding.tags,
-        security: [{ bearerAuth: [] }],
+        // Either credential, never both: a browser's EventSource can send only the ticket.
+        security: [{ bearerAuth: [] }, { streamTicket: [] }],
         parameters: [
           {
             in: 'query' as const,
@@ -58,6 +59,15 @@ export function eventStreamPath(): NonNullable<OpenAPIObject['paths']> {
     },
   };
 }
+
+/** `?ticket=` from createStreamTicket, which only the event stream takes. */
+export const STREAM_TICKET_SCHEME = {
+  type: 'apiKey' as const,
+  in: 'query' as const,
+  name: 'ticket',
+  description:
+    'A single-use ticket from `POST /events/tickets`, for clients that cannot send `Authorization` (a browser EventSource). Never send the API key itself in a URL.',
+};
 
 type Schemas = NonNullable<NonNullable<OpenAPIObject['components']>['schemas']>;
 

@@ -1,7 +1,13 @@
 import { STREAM_RETRY_AFTER_SECONDS, TooManyStreamsError } from '../events/streams.js';
 import type { Subscription } from '../events/subscription.js';
-import { EventSchema, StreamEventsInputSchema, type StreamEventsInput } from '../schemas/event.js';
-import type { OperationContext, RestBinding } from './define.js';
+import { z } from 'zod';
+import {
+  EventSchema,
+  StreamEventsInputSchema,
+  StreamTicketSchema,
+  type StreamEventsInput,
+} from '../schemas/event.js';
+import { defineMutation, type OperationContext, type RestBinding } from './define.js';
 
 /**
  * The one stream the service offers, defined once: the tRPC subscription `events.onChange`
@@ -50,3 +56,35 @@ export const streamEvents = {
     }
   },
 };
+
+/**
+ * A ticket that opens one stream as the caller's key, for clients that cannot send a header
+ * (a browser's EventSource): `GET /v1/events?ticket=…`. The key never goes in a URL.
+ */
+export const createStreamTicket = defineMutation({
+  scope: 'read',
+  input: z.void(),
+  output: StreamTicketSchema,
+  rest: {
+    method: 'POST',
+    path: '/events/tickets',
+    operationId: 'createStreamTicket',
+    summary: 'Get a ticket to open an event stream',
+    description:
+      "For a browser's `EventSource`, which cannot send `Authorization`: send the key here (no body), then open `GET /events?ticket=<ticket>` (with `types` and `after` as needed) without `Authorization`. The stream is the key's, as if the key had opened it: its scope, its stream limit, and it ends when the key is revoked. A ticket is spent by the first request that presents it, whether the stream opens or is refused, and expires after 60 s unless the operator configured otherwise; an `EventSource` cannot reconnect with it, so get a new ticket to resume (`after=` the last id received).",
+    tags: ['events'],
+    stability: 'experimental',
+    successStatus: 201,
+    successDescription: 'The ticket and when it expires.',
+    errorResponses: {
+      400: 'A body or a query parameter was sent; this operation takes neither.',
+      413: 'A body larger than 64 KiB was sent.',
+      415: 'A body that is not application/json was sent.',
+    },
+  } satisfies RestBinding,
+  handler: async (ctx) => {
+    if (!ctx.streams) throw new Error('This context serves no event streams');
+    const { ticket, expiresAt } = await ctx.streams.tickets.issue(ctx.principal.keyId);
+    return { ticket, expiresAt: expiresAt.toISOString() };
+  },
+});

@@ -54,6 +54,8 @@ export interface AppOptions {
   eventStreamBuffer?: number;
   /** How long a stream may stay behind after its queue overflowed (EVENT_STREAM_MAX_LAG). */
   eventStreamMaxLagSeconds?: number;
+  /** How long a stream ticket stays valid (EVENT_TICKET_TTL, default 60 s). */
+  eventTicketTtlSeconds?: number;
   /**
    * Plain tRPC calls skip tRPC's node adapter (default); false sends every `/trpc` call through
    * it, which the wire test compares against.
@@ -146,6 +148,7 @@ export function createApp(options: AppOptions): App {
     perKeyLimit: options.eventStreamsPerKey ?? DEFAULT_STREAMS_PER_KEY,
     maxQueued: options.eventStreamBuffer ?? DEFAULT_STREAM_BUFFER,
     maxLagMs: (options.eventStreamMaxLagSeconds ?? DEFAULT_STREAM_MAX_LAG_SECONDS) * 1000,
+    ticketTtlSeconds: options.eventTicketTtlSeconds,
   });
   const notifier = createChangeNotifier(database, logger);
   const handler = createRequestHandler({
@@ -173,6 +176,12 @@ export function createApp(options: AppOptions): App {
     logger.warn(
       { err: summarizeError(error, { stack: false }) },
       'could not purge expired idempotency keys',
+    );
+  });
+  const ticketPurge = streams.tickets.startPurge((error: unknown) => {
+    logger.warn(
+      { err: summarizeError(error, { stack: false }) },
+      'could not purge expired stream tickets',
     );
   });
   const retention = startEventRetention(
@@ -233,6 +242,7 @@ export function createApp(options: AppOptions): App {
           server.closeAllConnections();
         }, graceMs);
         purge.stop();
+        ticketPurge.stop();
         retention.stop();
         notifier.stop();
         server.close(() => {

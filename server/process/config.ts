@@ -94,6 +94,8 @@ const configSchema = z.object({
   EVENT_STREAMS_PER_KEY: z.coerce.number().int().min(1).max(10_000).default(20),
   /** Seconds a stream may stay behind the live events after its queue overflowed. */
   EVENT_STREAM_MAX_LAG: z.coerce.number().int().min(1).max(3600).default(30),
+  /** Seconds a stream ticket (POST /v1/events/tickets) stays valid before its stream opens. */
+  EVENT_TICKET_TTL: z.coerce.number().int().min(1).max(3600).default(60),
   /** Calls one tRPC batch may hold; each counts against the key's rate limit. */
   TRPC_MAX_BATCH: z.coerce.number().int().min(1).max(1000).default(20),
   WORKERS: workers,

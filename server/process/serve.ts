@@ -59,6 +59,7 @@ export async function serve(
     eventStreamsPerKey: config.EVENT_STREAMS_PER_KEY,
     eventRetentionSeconds: config.EVENTS_RETENTION,
     eventStreamMaxLagSeconds: config.EVENT_STREAM_MAX_LAG,
+    eventTicketTtlSeconds: config.EVENT_TICKET_TTL,
   });
   const address = await app.listen(config.PORT, config.HOST);
   logger.info(

@@ -1,6 +1,6 @@
 import type { AnyOperation } from '../operations/define.js';
 import { createCallerFactory, router } from '../trpc/init.js';
-import { eventsRouter } from './events.js';
+import { eventOperations, eventsRouter } from './events.js';
 import { orderOperations, ordersRouter } from './orders.js';
 import { petOperations, petsRouter } from './pets.js';
 
@@ -21,6 +21,7 @@ export const createCaller = createCallerFactory(appRouter);
 const entities: Record<string, Record<string, AnyOperation>> = {
   pets: petOperations,
   orders: orderOperations,
+  events: eventOperations,
 };
 
 export const operations: ReadonlyMap<string, AnyOperation> = new Map(

@@ -38,3 +38,16 @@ export const StreamEventsInputSchema = z
 
 export type EventBody = z.infer<typeof EventSchema>;
 export type StreamEventsInput = z.infer<typeof StreamEventsInputSchema>;
+
+export const StreamTicketSchema = z
+  .object({
+    ticket: z.string().meta({
+      description:
+        'Opens one event stream as the key that asked for it: `GET /events?ticket=…`. Single-use.',
+    }),
+    expiresAt: timestamp('When the ticket stops working if no stream was opened with it.'),
+  })
+  .meta({
+    id: 'StreamTicket',
+    description: 'A short-lived, single-use ticket for a browser EventSource (experimental).',
+  });

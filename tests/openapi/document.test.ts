@@ -62,6 +62,7 @@ describe('GET /v1/openapi.json', () => {
       'post /store/orders placeOrder beta',
       'get /store/orders/{orderId} getOrder beta',
       'patch /store/orders/{orderId} updateOrder beta',
+      'post /events/tickets createStreamTicket experimental',
       'get /events streamEvents experimental',
     ]);
     for (const { operation } of operations()) {
@@ -69,13 +70,23 @@ describe('GET /v1/openapi.json', () => {
     }
   });
 
-  it('requires bearer authentication on every operation', () => {
+  it('requires bearer authentication on every operation; the event stream also takes a ticket', () => {
     expect(served.components.securitySchemes.bearerAuth).toMatchObject({
       type: 'http',
       scheme: 'bearer',
     });
-    for (const { operation } of operations())
-      expect(operation.security).toEqual([{ bearerAuth: [] }]);
+    expect(served.components.securitySchemes.streamTicket).toMatchObject({
+      type: 'apiKey',
+      in: 'query',
+      name: 'ticket',
+    });
+    for (const { operation } of operations()) {
+      expect(operation.security).toEqual(
+        operation.operationId === 'streamEvents'
+          ? [{ bearerAuth: [] }, { streamTicket: [] }]
+          : [{ bearerAuth: [] }],
+      );
+    }
   });
 
   it('keeps the named schemas as components, used by $ref, with int64 formats', () => {
@@ -92,6 +103,7 @@ describe('GET /v1/openapi.json', () => {
       'Pet',
       'PetPatch',
       'PetStatus',
+      'StreamTicket',
     ]);
     // Every body refuses unknown fields, so its schema says so too.
     for (const body of ['NewPet', 'PetPatch', 'NewOrder', 'OrderPatch']) {
@@ -147,6 +159,8 @@ describe('GET /v1/openapi.json', () => {
     expect(statuses.streamEvents).toEqual(
       expect.arrayContaining(['200', '400', '401', '410', '429']),
     );
+    expect(statuses.createStreamTicket).toEqual(expect.arrayContaining(['201', '400', '401']));
+    expect(served.paths['/events/tickets'].post).not.toHaveProperty('requestBody');
     const stream = served.paths['/events'].get.responses['200'].content['text/event-stream'];
     expect(stream.schema.contentSchema).toEqual({ $ref: '#/components/schemas/Event' });
     expect(statuses.updateOrder).toEqual(

@@ -18,7 +18,7 @@ describe('GET /events in the served document', () => {
     expect(operation.operationId).toBe('streamEvents');
     expect(operation['x-stability']).toBe('experimental');
     expect(operation.description).toMatch(/Stability: experimental/);
-    expect(operation.security).toEqual([{ bearerAuth: [] }]);
+    expect(operation.security).toEqual([{ bearerAuth: [] }, { streamTicket: [] }]);
     expect(Object.keys(operation.responses['200'].content)).toEqual(['text/event-stream']);
     const schema = operation.responses['200'].content['text/event-stream'].schema;
     expect(schema.contentMediaType).toBe('text/event-stream');

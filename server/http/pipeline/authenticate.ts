@@ -2,33 +2,47 @@ import type { IncomingMessage } from 'node:http';
 import { TRPCError } from '@trpc/server';
 import { readBearer, type Authenticator, type Principal } from '../../auth/authenticator.js';
 import type { FailureBudget } from '../../auth/failure-budget.js';
+import type { StreamTickets } from '../../events/tickets.js';
 import { clientAddress } from './client-address.js';
 import type { RequestState } from './request-state.js';
 import { repeatedMessage } from './singleton-headers.js';
 
 const REALM = 'Bearer realm="petstore"';
 
+export interface AuthenticationDeps {
+  authenticator: Authenticator;
+  authFailures?: FailureBudget | undefined;
+  trustProxy: boolean;
+}
+
+export interface CredentialRules {
+  /** The request carries two Authorization fields, and so no one credential. */
+  repeated: boolean;
+  /** The route takes a stream ticket (`?ticket=`) in place of the header. */
+  tickets?: StreamTickets | undefined;
+}
+
+function refuse(state: RequestState, error: string | undefined, message: string): TRPCError {
+  state.headers['www-authenticate'] = error ? `${REALM}, error="${error}"` : REALM;
+  return new TRPCError({ code: 'UNAUTHORIZED', message });
+}
+
 /**
- * The caller behind the request's bearer key, once per request, or 401 with the RFC 6750
- * challenge. A key lookup in the database draws on the request's database budget.
- * `repeated`: the request carries two Authorization fields, and so no one credential.
+ * The caller behind the request's bearer key (or, where the route takes one, its stream
+ * ticket), once per request, or 401 with the RFC 6750 challenge. A key lookup in the database
+ * draws on the request's database budget.
  */
 export async function authenticate(
-  deps: {
-    authenticator: Authenticator;
-    authFailures?: FailureBudget | undefined;
-    trustProxy: boolean;
-  },
+  deps: AuthenticationDeps,
   req: IncomingMessage,
   state: RequestState,
-  repeated: boolean,
+  { repeated, tickets }: CredentialRules,
 ): Promise<Principal> {
-  if (repeated) {
-    // RFC 6750 §3.1 names this invalid_request; 401 (not its suggested 400) because the caller
-    // is not authenticated, and every 401 carries the challenge (RFC 9110 §11.6.1).
-    state.headers['www-authenticate'] = `${REALM}, error="invalid_request"`;
-    throw new TRPCError({ code: 'UNAUTHORIZED', message: repeatedMessage('Authorization') });
-  }
+  // RFC 6750 §3.1 names this invalid_request; 401 (not its suggested 400) because the caller
+  // is not authenticated, and every 401 carries the challenge (RFC 9110 §11.6.1).
+  if (repeated) throw refuse(state, 'invalid_request', repeatedMessage('Authorization'));
+  const ticket = tickets && ticketOf(req, state);
+  if (ticket !== undefined && tickets) return authenticateTicket(deps, req, state, tickets, ticket);
   const { authenticator, authFailures } = deps;
   const credentials = readBearer(req.headers.authorization);
   // The client's address is worked out only for the few requests that need it.
@@ -45,11 +59,61 @@ export async function authenticate(
   }
   const missing = credentials.kind === 'missing';
   if (authFailures && !missing) await authFailures.record(clientAddress(req, deps.trustProxy));
-  state.headers['www-authenticate'] = missing ? REALM : `${REALM}, error="invalid_token"`;
-  throw new TRPCError({
-    code: 'UNAUTHORIZED',
-    message: missing ? 'Missing API key: send Authorization: Bearer <key>' : 'Invalid API key',
-  });
+  throw refuse(
+    state,
+    missing ? undefined : 'invalid_token',
+    missing
+      ? `Missing API key: send Authorization: Bearer <key>${tickets ? ', or ?ticket= from POST /v1/events/tickets' : ''}`
+      : 'Invalid API key',
+  );
+}
+
+/**
+ * The `ticket` query parameter, if sent. Sent with an Authorization header, or twice, it is no
+ * one credential (RFC 6750 §2: one method per request): refused as two Authorization fields are.
+ */
+function ticketOf(req: IncomingMessage, state: RequestState): string | undefined {
+  if (state.query === '') return undefined;
+  const sent = new URLSearchParams(state.query).getAll('ticket');
+  if (sent.length === 0) return undefined;
+  if (sent.length > 1 || req.headers.authorization !== undefined) {
+    throw refuse(
+      state,
+      'invalid_request',
+      'Send either Authorization or one ticket query parameter, not both or two',
+    );
+  }
+  return sent[0];
+}
+
+/**
+ * The key a stream ticket stands for, spending the ticket, while the key is still valid. A
+ * ticket is one more secret to guess, so a wrong one counts against the client address as a
+ * wrong key does, and an address that has spent its failures gets no statement at all.
+ */
+async function authenticateTicket(
+  deps: AuthenticationDeps,
+  req: IncomingMessage,
+  state: RequestState,
+  tickets: StreamTickets,
+  ticket: string,
+): Promise<Principal> {
+  const { authFailures } = deps;
+  const address = authFailures && clientAddress(req, deps.trustProxy);
+  if (authFailures && address !== undefined) await refuseSpentAddress(authFailures, address, state);
+  const keyId = await state.budget.within(tickets.redeem(ticket));
+  const principal = keyId && (await deps.authenticator.principalOf(keyId, state.budget));
+  if (principal) {
+    state.keyId = principal.keyId;
+    return principal;
+  }
+  if (authFailures && address !== undefined) await authFailures.record(address);
+  // Never the ticket itself in the message: answers are not logged, but clients may log them.
+  throw refuse(
+    state,
+    'invalid_token',
+    'Invalid stream ticket: unknown, already used, expired, or its key was revoked; get a new one with POST /v1/events/tickets',
+  );
 }
 
 /**

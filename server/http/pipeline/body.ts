@@ -109,12 +109,15 @@ export function parseJsonText(text: string, what = 'the request body'): unknown 
 
 /**
  * The one reading of a request body, for both surfaces: its coding, media type and charset,
- * size, UTF-8 and JSON are checked here, before any operation runs.
+ * size, UTF-8 and JSON are checked here, before any operation runs. `optional`: a request
+ * without a body has no input (tRPC's client sends none for a call without input).
  */
 export async function readJsonBody(
   req: IncomingMessage,
   mediaTypes?: readonly string[],
-): Promise<JsonBody> {
+  { optional = false } = {},
+): Promise<JsonBody | undefined> {
+  if (optional && !hasBody(req)) return undefined;
   checkEncoding(req.headers['content-encoding']);
   if (!isJsonContentType(req.headers['content-type'], mediaTypes)) {
     throw unsupported(`Request body must be ${(mediaTypes ?? ['application/json']).join(' or ')}`);

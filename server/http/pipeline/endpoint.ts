@@ -22,6 +22,10 @@ export interface Endpoint {
   calls: number;
   /** The media types of the JSON body it reads; undefined when it reads none. */
   bodyTypes: readonly string[] | undefined;
+  /** Takes a stream ticket (`?ticket=`) in place of the Authorization header. */
+  acceptsTicket?: boolean;
+  /** A request without a body is a call without input rather than a 400 (tRPC's wire). */
+  bodyOptional?: boolean;
   serve(call: Call): Promise<void>;
 }
 

@@ -114,11 +114,16 @@ export function createRequestHandler(deps: HandlerDeps) {
     if (match.public) return match.endpoint.serve(req, res, state);
     const { endpoint } = match;
     state.headers['cache-control'] = NO_STORE;
-    const principal = await authenticate(deps, req, state, repeated === 'Authorization');
+    const principal = await authenticate(deps, req, state, {
+      repeated: repeated === 'Authorization',
+      tickets: endpoint.acceptsTicket ? deps.streams.tickets : undefined,
+    });
     await enforceRateLimit(deps.rateLimiter, principal.keyId, endpoint.calls, state);
     if (repeated) throw refuseRepeated(repeated);
     checkConditionalFields(req.headers['if-match'], req.headers['if-none-match']);
-    const body = endpoint.bodyTypes ? await readJsonBody(req, endpoint.bodyTypes) : undefined;
+    const body = endpoint.bodyTypes
+      ? await readJsonBody(req, endpoint.bodyTypes, { optional: endpoint.bodyOptional })
+      : undefined;
     const ctx = createContextInner({
       db: database.db,
       principal,

@@ -8,24 +8,36 @@ import type { RequestState } from '../pipeline/request-state.js';
 import { sendEmpty, sendJson } from '../pipeline/respond.js';
 import { streamEvents } from '../../operations/events.js';
 import { eventStreamEndpoint } from './event-stream.js';
-import { bodyInput, pathInput, queryInput } from './input.js';
-import { deprecationHeaders, matchRoute, restRoutesOf, type RestRoute } from './routes.js';
+import { bodyInput, checkNoQuery, pathInput, queryInput } from './input.js';
+import {
+  deprecationHeaders,
+  matchRoute,
+  restRoutesOf,
+  takesNoInput,
+  type RestRoute,
+} from './routes.js';
 
 const JSON_BODY = ['application/json'] as const;
 
 function endpointOf(route: RestRoute, captures: RegExpExecArray): Endpoint {
   const { binding, operation } = route;
-  const takesBody = binding.method === 'POST' || binding.method === 'PATCH';
+  const inputless = takesNoInput(operation.input);
+  // RFC 9110 §9.3.5 gives a DELETE body no meaning, and a POST that takes no input has none to
+  // give it either: one sent is refused, not ignored.
+  const refusesBody = binding.method === 'DELETE' || (binding.method === 'POST' && inputless);
+  const takesBody = (binding.method === 'POST' || binding.method === 'PATCH') && !refusesBody;
   return {
     name: binding.path,
     calls: 1,
     bodyTypes: takesBody ? (binding.bodyTypes ?? JSON_BODY) : undefined,
     serve: async ({ req, res, state, ctx, body }: Call) => {
-      // RFC 9110 §9.3.5 gives a DELETE body no meaning: one sent is refused, not ignored.
-      if (binding.method === 'DELETE') await refuseBody(req);
+      if (refusesBody) await refuseBody(req);
+      if (inputless) checkNoQuery(state.query);
       const input = body
         ? bodyInput(route, state.query, body, captures)
-        : { ...queryInput(route, state.query), ...pathInput(route, captures) };
+        : inputless
+          ? undefined
+          : { ...queryInput(route, state.query), ...pathInput(route, captures) };
       const output = await execute(operation, ctx, input);
       if (
         binding.conditionalRead &&

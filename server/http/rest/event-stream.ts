@@ -13,7 +13,12 @@ import { checkedQuery } from './input.js';
 /** At least this often a comment line, so that idle connections stay open through proxies. */
 export const KEEPALIVE_MS = 15_000;
 
-const QuerySchema = z.strictObject({ after: z.string().optional(), types: z.string().optional() });
+// `ticket` was read by authentication, which refused a repeated one.
+const QuerySchema = z.strictObject({
+  after: z.string().optional(),
+  types: z.string().optional(),
+  ticket: z.string().optional(),
+});
 
 /** The query (`after`, `types`) and `Last-Event-ID` as the stream's input; the header wins. */
 function inputOf(query: string, lastEventId: string | undefined) {
@@ -131,5 +136,6 @@ export const eventStreamEndpoint: Endpoint = {
   name: streamEvents.rest.path,
   calls: 1,
   bodyTypes: undefined,
+  acceptsTicket: true,
   serve,
 };

@@ -45,6 +45,11 @@ export function checkedQuery<T>(schema: z.ZodType<T>, query: string): T {
   return parsed.data;
 }
 
+/** An operation that takes no input takes no query parameter either. */
+export function checkNoQuery(query: string): void {
+  checkedQuery(NO_QUERY, query);
+}
+
 /** Path parameters, read by position from the route's pattern. */
 export function pathInput(route: RestRoute, captures: RegExpExecArray): Record<string, unknown> {
   const input = record();

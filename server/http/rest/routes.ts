@@ -45,6 +45,12 @@ function numericKeysOf(input: z.ZodType): Set<string> {
   );
 }
 
+/** An operation whose input is void (as trpc-to-openapi reads it: no request body documented). */
+export function takesNoInput(input: z.ZodType): boolean {
+  const { type } = input.def as Def;
+  return type === 'void' || type === 'undefined';
+}
+
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** `/pets/{petId}` matches `/pets/` and one segment; paths are matched exactly as sent. */

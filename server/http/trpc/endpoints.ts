@@ -47,6 +47,7 @@ export function createTrpcEndpoints(options: TrpcEndpointOptions) {
     name: `/trpc/${path}`,
     calls: 1,
     bodyTypes: operation.kind === 'mutation' ? JSON_BODY : undefined,
+    bodyOptional: true,
     serve: async ({ res, state, ctx, body }: Call) => {
       const data = await execute(operation, ctx, body ? body.value : query.input);
       sendJson(res, 200, { result: { data } }, state.headers);
@@ -57,6 +58,7 @@ export function createTrpcEndpoints(options: TrpcEndpointOptions) {
     name: `/trpc/${path}`,
     calls,
     bodyTypes: req.method === 'POST' ? JSON_BODY : undefined,
+    bodyOptional: true,
     serve: ({ req, res, state, ctx, body }: Call) => {
       // tRPC's adapter reads a body that an earlier layer read from `req.body`.
       if (body) Object.assign(req, { body: body.text });
