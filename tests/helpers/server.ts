@@ -56,6 +56,8 @@ export interface TestServerOptions {
   eventStreamBuffer?: number;
   /** Seconds a stream may stay behind after its queue overflowed (the app's eventStreamMaxLagSeconds). */
   eventStreamMaxLagSeconds?: number;
+  /** How long a stream ticket stays valid, in seconds (the app's eventTicketTtlSeconds). */
+  eventTicketTtlSeconds?: number;
 }
 
 /** A log destination that keeps every line, parsed: a line that is not JSON fails the test. */
@@ -94,6 +96,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     eventRetentionSeconds: options.eventRetentionSeconds,
     eventStreamBuffer: options.eventStreamBuffer,
     eventStreamMaxLagSeconds: options.eventStreamMaxLagSeconds,
+    eventTicketTtlSeconds: options.eventTicketTtlSeconds,
   });
   const address = await app.listen(0, '127.0.0.1');
   const origin = `http://127.0.0.1:${address.port}`;
