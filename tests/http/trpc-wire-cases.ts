@@ -190,4 +190,7 @@ export const storeCases: [string, WireCase][] = [
       key: 'READ',
     },
   ],
+  ['events.ticket', { procedure: 'events.ticket', kind: 'mutation' }],
+  ['events.ticket, read key', { procedure: 'events.ticket', kind: 'mutation', key: 'READ' }],
+  ['events.ticket, with input', { procedure: 'events.ticket', kind: 'mutation', input: {} }],
 ];

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { installedTrpcVersion, TRPC_WIRE_VERSION } from '../../server/http/trpc/wire.js';
 import { defineMutation, defineQuery, type AnyOperation } from '../../server/operations/define.js';
 import { operations as appOperations } from '../../server/routers/_app.js';
+import { eventsRouter } from '../../server/routers/events.js';
 import { ordersRouter } from '../../server/routers/orders.js';
 import { petsRouter } from '../../server/routers/pets.js';
 import { router } from '../../server/trpc/init.js';
@@ -65,7 +66,12 @@ const fails = {
 };
 
 const api = {
-  router: router({ pets: petsRouter, orders: ordersRouter, fails: router(proceduresOf(fails)) }),
+  router: router({
+    pets: petsRouter,
+    orders: ordersRouter,
+    events: eventsRouter,
+    fails: router(proceduresOf(fails)),
+  }),
   operations: new Map<string, AnyOperation>([
     ...appOperations,
     ...Object.entries(fails).map(([name, operation]): [string, AnyOperation] => [
@@ -115,7 +121,8 @@ function normalised(text: string): string {
     .replace(/\b(Pet|pet|Order|order|id) \d+/g, '$1 ID')
     .replace(/\((\d+), (placed|approved)\)/g, '(ID, $2)')
     .replace(/\\"\d+\.(\d+)\\"/g, '\\"ID.$1\\"')
-    .replace(/"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"/g, '"TIME"');
+    .replace(/"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"/g, '"TIME"')
+    .replace(/"pst_[A-Za-z0-9_-]{43}"/g, '"TICKET"');
 }
 
 async function call(origin: string, { procedure, input, raw, kind, key, headers }: Case) {
