@@ -150,7 +150,7 @@ export interface paths {
         };
         /**
          * Follow every change
-         * @description Server-sent events (`text/event-stream`): each change as `id:`, `event:` (its type) and `data:` (the Event as JSON), in id order, each once. Send `Last-Event-ID` (or `?after=`; the header wins) to resume after an event: every later one, then live ones. Without it the stream starts with the next change. `?types=pet.created,order.placed` keeps only those types. A comment line comes at least every 15 s. Events are kept 7 days unless the operator configured otherwise: resuming from an id older than that is 410, after which a client reads the current state again and follows without an id. At most 20 open streams per API key unless configured (REST and tRPC together): the next is 429.
+         * @description Server-sent events (`text/event-stream`): each change as `id:`, `event:` (its type) and `data:` (the Event as JSON), in id order, each once. Send `Last-Event-ID` (or `?after=`; the header wins) to resume after an event: every later one, then live ones. Without it the stream starts with the next change. `?types=pet.created,order.placed` keeps only those types. A comment line comes at least every 15 s. Events are kept 7 days unless the operator configured otherwise: resuming from an id older than that is 410, after which a client reads the current state again and follows without an id. At most 20 open streams per API key unless configured (REST and tRPC together): the next is 429. A browser `EventSource`, which cannot send `Authorization`, opens it with `?ticket=` from `POST /events/tickets` instead (never both: 401).
          *
          *     Stability: experimental. It may change or go away in any release.
          */
