@@ -68,21 +68,32 @@ function containsPattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
 }
 
-/** One keyset page: live pets after `after` in id order that pass every filter given. */
-export async function listPets(
-  on: Queryable,
-  options: PetFilters & { limit: number; after?: number | undefined },
-): Promise<PetRow[]> {
+type PageOptions = PetFilters & { limit: number; after?: number | undefined };
+
+/** The statement of one page and its values; tests read its plan. */
+export function petPageQuery(options: PageOptions): {
+  statement: Statement;
+  values: Record<string, unknown>;
+} {
   const { limit, after = 0, status, categoryId, name, ids } = options;
   const present = FILTERS.filter((filter) => options[filter] !== undefined);
-  const rows = await runnerFor(on).rows(statementFor(present), {
-    ids: ids && `{${ids.join(',')}}`,
-    categoryId,
-    pattern: name === undefined ? undefined : containsPattern(name),
-    status,
-    after,
-    limit,
-  });
+  return {
+    statement: statementFor(present),
+    values: {
+      ids: ids && `{${ids.join(',')}}`,
+      categoryId,
+      pattern: name === undefined ? undefined : containsPattern(name),
+      status,
+      after,
+      limit,
+    },
+  };
+}
+
+/** One keyset page: live pets after `after` in id order that pass every filter given. */
+export async function listPets(on: Queryable, options: PageOptions): Promise<PetRow[]> {
+  const { statement, values } = petPageQuery(options);
+  const rows = await runnerFor(on).rows(statement, values);
   // A loop, not rows.map: postgres.js answers an Array subclass, whose map is several times slower.
   const page = new Array<PetRow>(rows.length);
   let index = 0;
