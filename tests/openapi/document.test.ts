@@ -191,6 +191,8 @@ describe('GET /v1/openapi.json', () => {
   it('marks getPet deprecated with its Deprecation, Sunset and Link headers', () => {
     const getPet = served.paths['/pets/{petId}'].get;
     expect(getPet.deprecated).toBe(true);
+    // The deprecation Link points at /docs, which shows this description: it names the replacement.
+    expect(getPet.description).toContain('`GET /pets?id={petId}`');
     for (const response of Object.values(getPet.responses as Json)) {
       expect(Object.keys(response.headers)).toEqual(
         expect.arrayContaining(['Deprecation', 'Sunset', 'Link']),
