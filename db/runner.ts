@@ -9,6 +9,12 @@ import { DATABASE_CASING } from './schema.js';
 export interface Statement {
   sql: string;
   params: unknown[];
+  /**
+   * Planned for its values on every run. A prepared statement may switch to one generic plan
+   * for all values, and where the best plan depends on the value (how rare a name is), that
+   * plan can read every row; unprepared, PostgreSQL plans each run with its parameters.
+   */
+  planEachRun?: boolean;
 }
 
 const dialect = new PgDialect({ casing: DATABASE_CASING });
@@ -44,7 +50,9 @@ function postgresRows(client: Sql | TransactionSql): Runner['rows'] {
   // garbage under load (docs/performance.md).
   return (statement, values) =>
     client
-      .unsafe<unknown[][]>(statement.sql, params(statement, values), { prepare: true })
+      .unsafe<unknown[][]>(statement.sql, params(statement, values), {
+        prepare: statement.planEachRun !== true,
+      })
       .values();
 }
 

@@ -36,7 +36,7 @@ function pageStatement(filters: readonly Filter[]): Statement {
     isNull(pets.deletedAt),
     gt(pets.id, sql.placeholder('after')),
   );
-  return statementOf(
+  const statement = statementOf(
     builder
       .select(petColumns)
       .from(pets)
@@ -44,6 +44,9 @@ function pageStatement(filters: readonly Filter[]): Statement {
       .orderBy(asc(pets.id))
       .limit(sql.placeholder('limit')),
   );
+  // A generic plan cannot tell a rare name from a common one, and guesses a common one: it
+  // walks the ids, reading every pet when the name is rare (docs/pagination.md).
+  return { ...statement, planEachRun: filters.includes('name') };
 }
 
 /**
