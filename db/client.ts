@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { sql } from 'drizzle-orm';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
@@ -120,7 +121,8 @@ function openPostgres(url: string, poolMax: number, directUrl?: string): Databas
 
 async function openPglite(dataDir: string): Promise<DatabaseHandle> {
   if (!dataDir.includes('://')) mkdirSync(dataDir, { recursive: true });
-  const client = await PGlite.create(dataDir);
+  // The migrations create pg_trgm; PGlite can only do so when the extension is loaded.
+  const client = await PGlite.create(dataDir, { extensions: { pg_trgm } });
   const db = drizzlePglite(client, { schema, casing: schema.DATABASE_CASING });
   attachRunner(db, pgliteRunner(client));
   return {
