@@ -68,6 +68,8 @@ const configSchema = z.object({
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(1000).default(10),
   PGLITE_DIR: z.string().min(1).default('./.data/pglite'),
+  /** Seconds between the embedded database's analyze/vacuum rounds (PGlite has no autovacuum). */
+  PGLITE_MAINTENANCE_INTERVAL: duration.default(60),
   MIGRATE_ON_START: z.stringbool().default(true),
   API_KEYS: commaList,
   PUBLIC_BASE_URL: baseUrl.optional(),
