@@ -6,6 +6,11 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { attachRunner, pgliteRunner, postgresRunner } from './runner.js';
 import type { Database } from './database.js';
+import {
+  DEFAULT_EMBEDDED_SETTINGS,
+  pgliteOptions,
+  type EmbeddedSettings,
+} from './embedded/settings.js';
 import { migratePglite, migratePostgres } from './migrate.js';
 import { postgresSessionLocks, type SessionLocks } from './session-locks.js';
 import * as schema from './schema.js';
@@ -13,7 +18,8 @@ import * as schema from './schema.js';
 export type { Database };
 
 export type DatabaseOptions =
-  { kind: 'postgres'; url: string; poolMax: number } | { kind: 'pglite'; dataDir: string };
+  | { kind: 'postgres'; url: string; poolMax: number }
+  | { kind: 'pglite'; dataDir: string; settings?: EmbeddedSettings };
 
 export interface DatabaseHandle {
   readonly kind: DatabaseOptions['kind'];
@@ -54,7 +60,7 @@ function reconnectDelaySeconds(retries: number): number {
 export function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   return options.kind === 'postgres'
     ? Promise.resolve(openPostgres(options.url, options.poolMax))
-    : openPglite(options.dataDir);
+    : openPglite(options.dataDir, options.settings ?? DEFAULT_EMBEDDED_SETTINGS);
 }
 
 function openPostgres(url: string, poolMax: number): DatabaseHandle {
@@ -85,9 +91,9 @@ function openPostgres(url: string, poolMax: number): DatabaseHandle {
   };
 }
 
-async function openPglite(dataDir: string): Promise<DatabaseHandle> {
+async function openPglite(dataDir: string, settings: EmbeddedSettings): Promise<DatabaseHandle> {
   if (!dataDir.includes('://')) mkdirSync(dataDir, { recursive: true });
-  const client = await PGlite.create(dataDir);
+  const client = await PGlite.create(dataDir, pgliteOptions(settings));
   const db = drizzlePglite(client, { schema, casing: schema.DATABASE_CASING });
   attachRunner(db, pgliteRunner(client));
   return {

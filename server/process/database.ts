@@ -9,6 +9,14 @@ export function openConfiguredDatabase(
   return openDatabase(
     config.DATABASE_URL
       ? { kind: 'postgres', url: config.DATABASE_URL, poolMax }
-      : { kind: 'pglite', dataDir: config.PGLITE_DIR },
+      : {
+          kind: 'pglite',
+          dataDir: config.PGLITE_DIR,
+          settings: {
+            sharedBuffers: config.PGLITE_SHARED_BUFFERS,
+            maxWalSize: config.PGLITE_MAX_WAL_SIZE,
+            minWalSize: config.PGLITE_MIN_WAL_SIZE,
+          },
+        },
   );
 }
