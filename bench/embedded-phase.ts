@@ -42,7 +42,6 @@ const ops = (pets: number): Op[] => [
     name: 'listOrders ?petId',
     request: (o) => fetch(`${o}/v1/store/orders?petId=150`, { headers: auth }),
   },
-  { name: 'getInventory', request: (o) => fetch(`${o}/v1/store/inventory`, { headers: auth }) },
 ];
 
 const percentile = (sorted: number[], p: number) =>

@@ -18,6 +18,7 @@ export async function runEmbeddedPhase(
   where: { port: number; core: number },
 ): Promise<void> {
   const first = await firstStartOnEmptyFolder(where.port, where.core, settings);
+  process.stdout.write(`${JSON.stringify({ firstStart: first })}\n`);
   const results: EmbeddedResult[] = [];
   for (const pets of sizes)
     results.push(await runEmbeddedSize(pets, where.port, where.core, settings));
