@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -110,10 +111,12 @@ export async function runEmbeddedSize(
   settings: EmbeddedSettings = DEFAULT_EMBEDDED_SETTINGS,
 ): Promise<EmbeddedResult> {
   const dataDir = mkdtempSync(join(tmpdir(), 'petstore-bench-pglite-'));
+  const children = new Set<ChildProcess>();
   try {
     const loadSeconds = await loadEmbeddedFolder(dataDir, pets, settings);
     const origin = `http://127.0.0.1:${port}`;
     const cold = await startService(dataDir, port, settings, core);
+    children.add(cold.child);
     const pid = cold.child.pid ?? 0;
     const firstStartPeakMiB = memoryMiB(pid, 'VmHWM');
     const results = [];
@@ -137,6 +140,7 @@ export async function runEmbeddedSize(
     const peakRssMiB = memoryMiB(pid, 'VmHWM');
     await stop(cold.child);
     const warm = await startService(dataDir, port, settings, core);
+    children.add(warm.child);
     await stop(warm.child);
     return {
       pets,
@@ -152,6 +156,7 @@ export async function runEmbeddedSize(
       walMiB: folderMiB(join(dataDir, 'pg_wal')),
     };
   } finally {
+    for (const child of children) await stop(child);
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
@@ -166,13 +171,15 @@ export async function firstStartOnEmptyFolder(
   try {
     const { child, startSeconds } = await startService(dataDir, port, settings, core);
     const pid = child.pid ?? 0;
-    const result = {
-      seconds: startSeconds,
-      peakMiB: memoryMiB(pid, 'VmHWM'),
-      steadyMiB: memoryMiB(pid, 'VmRSS'),
-    };
-    await stop(child);
-    return result;
+    try {
+      return {
+        seconds: startSeconds,
+        peakMiB: memoryMiB(pid, 'VmHWM'),
+        steadyMiB: memoryMiB(pid, 'VmRSS'),
+      };
+    } finally {
+      await stop(child);
+    }
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }

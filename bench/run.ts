@@ -57,6 +57,7 @@ const KEY = 'bench-key';
 const FLOOR_PORT = 4101;
 const SERVICE_PORT = 4102;
 const WORKERS_PORT = 4103;
+const EMBEDDED_PORT = 4107;
 // Server on core 0, load generator on core 1, when the machine has two.
 const [serverCore, loadCore] = availableParallelism() > 1 ? [0, 1] : [0, 0];
 const load = { connections, duration, key: KEY, core: loadCore };
@@ -66,7 +67,8 @@ if (args.embedded) {
   await runEmbeddedPhase(
     args.embedded.split(',').map(Number),
     args['pglite-defaults'] ? POSTGRES_DEFAULTS : DEFAULT_EMBEDDED_SETTINGS,
-    { port: SERVICE_PORT, core: serverCore },
+    // A port of its own: another bench's service on SERVICE_PORT would answer for it.
+    { port: EMBEDDED_PORT, core: serverCore },
   );
   process.exit(0);
 }
