@@ -32,6 +32,8 @@ export interface DatabaseHandle {
     onNotify: (payload: string) => void,
     onListening: () => void,
   ): Promise<{ unlisten(): Promise<void> }>;
+  /** Connections the process may hold: DATABASE_POOL_MAX on PostgreSQL, 1 on PGlite. */
+  readonly poolSize: number;
   /** Slots counted across processes (PostgreSQL); undefined on PGlite, where one process runs. */
   readonly sessionLocks: SessionLocks | undefined;
   close(): Promise<void>;
@@ -72,6 +74,7 @@ function openPostgres(url: string, poolMax: number): DatabaseHandle {
   return {
     kind: 'postgres',
     db,
+    poolSize: poolMax,
     migrate: () => migratePostgres(url),
     ping: async () => {
       await db.execute(sql`select 1`);
@@ -93,6 +96,7 @@ async function openPglite(dataDir: string): Promise<DatabaseHandle> {
   return {
     kind: 'pglite',
     db,
+    poolSize: 1,
     migrate: () => migratePglite(db),
     ping: async () => {
       await db.execute(sql`select 1`);

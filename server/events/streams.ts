@@ -1,6 +1,7 @@
 import { TRPCError } from '@trpc/server';
 import type { DatabaseHandle } from '../../db/client.js';
 import { lastEventId, prunedThrough, type EventType } from '../../db/queries/events.js';
+import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import type { Logger } from '../process/logger.js';
 import { GoneError } from '../trpc/errors.js';
 import { EventFeed } from './feed.js';
@@ -16,6 +17,7 @@ export interface EventStreamsOptions {
   maxQueued: number;
   /** How long a stream may stay behind the live events after its queue overflowed. */
   maxLagMs: number;
+  metrics: Pick<ServiceMetrics, 'openStreams' | 'eventsDelivered' | 'streamsCutOff'>;
 }
 
 export interface StreamRequest {
@@ -81,6 +83,7 @@ export class EventStreams {
       release();
       throw error;
     }
+    const { metrics } = this.options;
     const subscription = new Subscription(
       this.feed,
       {
@@ -88,14 +91,22 @@ export class EventStreams {
         types: request.types && new Set(request.types),
         maxQueued: this.options.maxQueued,
         maxLagMs: this.options.maxLagMs,
+        onTaken: (count) => {
+          metrics.eventsDelivered.inc(count);
+        },
       },
       (reason) => {
         this.open.delete(subscription);
+        metrics.openStreams.dec();
         release();
-        if (reason instanceof TRPCError) request.onCutOff();
+        if (reason instanceof TRPCError) {
+          metrics.streamsCutOff.inc();
+          request.onCutOff();
+        }
       },
     );
     this.open.add(subscription);
+    metrics.openStreams.inc();
     return subscription;
   }
 

@@ -18,7 +18,7 @@ const EXPOSED_HEADERS = [
   'WWW-Authenticate',
 ].join(', ');
 const ALLOWED_HEADERS =
-  'Authorization, Content-Type, Idempotency-Key, If-Match, If-None-Match, X-Request-Id';
+  'Authorization, Content-Type, Idempotency-Key, If-Match, If-None-Match, X-Request-Id, traceparent';
 const PREFLIGHT_MAX_AGE_SECONDS = '600';
 
 /**
