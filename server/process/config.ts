@@ -124,12 +124,24 @@ const configSchema = z.object({
 /** Values that may hold a credential are never repeated in a message. */
 const SECRET = new Set(['API_KEYS', 'CURSOR_SECRET', 'DATABASE_URL', 'REDIS_URL']);
 
+/** Every variable the service reads, in the order docs/operations.md lists them. */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(configSchema.shape);
+
 export type Config = Omit<z.infer<typeof configSchema>, 'PUBLIC_BASE_URL'> & {
   PUBLIC_BASE_URL: string;
 };
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
+}
+
+/**
+ * The base URL of the address the service listens on, for the OpenAPI document when
+ * PUBLIC_BASE_URL is unset. A wildcard address names no host to call: it becomes localhost.
+ */
+function listeningBaseUrl(host: string, port: number): string {
+  const callable = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
+  return `http://${callable.includes(':') ? `[${callable}]` : callable}:${port}/v1`;
 }
 
 /** The one place that reads the environment; everything else receives a Config. */
@@ -147,6 +159,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const config = parsed.data;
   return {
     ...config,
-    PUBLIC_BASE_URL: config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}/v1`,
+    PUBLIC_BASE_URL: config.PUBLIC_BASE_URL ?? listeningBaseUrl(config.HOST, config.PORT),
   };
 }
