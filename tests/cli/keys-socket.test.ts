@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_SOCKET_NAME } from '../../server/admin/protocol.js';
 import { claimAdminSocket } from '../../server/admin/socket.js';
-import { spawnServer, type ChildServer } from '../helpers/child-server.js';
+import { spawnServer, type ChildServer, type LogLine } from '../helpers/child-server.js';
 import { testDatabaseTarget } from '../helpers/database.js';
 import { keysProcess } from '../helpers/keys-cli.js';
 
@@ -30,8 +30,9 @@ afterEach(async () => {
 
 afterAll(() => rm(dataDir, { recursive: true, force: true }));
 
-async function startService(): Promise<ChildServer> {
-  const server = await spawnServer({ PGLITE_DIR: dataDir, API_KEYS: 'socket-test-key' });
+async function startService(startedWhen?: (line: LogLine) => boolean): Promise<ChildServer> {
+  const env = { PGLITE_DIR: dataDir, API_KEYS: 'socket-test-key' };
+  const server = await spawnServer(env, { startedWhen });
   servers.push(server);
   return server;
 }
@@ -112,12 +113,13 @@ describe.runIf(testDatabaseTarget().kind === 'pglite')(
         Promise.resolve({ code: 1, stdout: '', stderr: 'busy\n' }),
       );
       expect((await keys('list')).stderr).toBe('busy\n');
-      // Released a while after the service has started: it must wait for the folder until then.
-      setTimeout(() => void holder.close(), 3_000);
-      const server = await startService();
-      expect(server.logs).toContainEqual(
-        expect.objectContaining({ msg: 'the data folder is in use by another process; waiting' }),
-      );
+      // Released only once the service says it waits: then it must take the folder and listen.
+      const waiting = 'the data folder is in use by another process; waiting';
+      const server = await startService((line) => line.msg === waiting);
+      expect(server.logs.some((line) => line.msg === 'listening')).toBe(false);
+      await holder.close();
+      await server.waitForLog((line) => line.msg === 'listening');
+      expect(await status(server, 'socket-test-key')).toBe(200);
       expect((await keys('list')).code).toBe(0);
     });
   },
