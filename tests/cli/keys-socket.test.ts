@@ -2,11 +2,11 @@ import { existsSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { ADMIN_SOCKET_NAME } from '../../server/admin/protocol.js';
 import { claimAdminSocket } from '../../server/admin/socket.js';
 import { spawnServer, type ChildServer, type LogLine } from '../helpers/child-server.js';
-import { testDatabaseTarget } from '../helpers/database.js';
+import { describeOnEmbedded } from '../helpers/database.js';
 import { keysProcess } from '../helpers/keys-cli.js';
 
 interface Issued {
@@ -50,7 +50,7 @@ const status = async (server: ChildServer, key: string) =>
 
 // The socket exists only for the embedded database; these tests start their own service on a
 // data folder of their own, whichever project runs them, so they run in one.
-describe.runIf(testDatabaseTarget().kind === 'pglite')(
+describeOnEmbedded(
   'npm run keys while the service runs on the embedded database',
   { timeout: 120_000 },
   () => {

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import postgres from 'postgres';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { postgresSessionLocks, type SessionLocks } from '../../db/session-locks.js';
-import { testDatabaseTarget } from '../helpers/database.js';
+import { testDatabaseTarget, describeOnPostgres } from '../helpers/database.js';
 
 const target = testDatabaseTarget();
 
 /** Advisory locks are PostgreSQL's; PGlite counts stream slots in its one process instead. */
-describe.runIf(target.kind === 'postgres')('session locks (PostgreSQL)', () => {
+describeOnPostgres('session locks (PostgreSQL)', () => {
   const clients: postgres.Sql[] = [];
   const allLocks: SessionLocks[] = [];
   /** One connection per pool, so that the connection a lock was taken on is the one reused. */

@@ -5,7 +5,11 @@ import { Readable } from 'node:stream';
 import { getMetricsFromStream, type PromHistogramData, type PromMetrics } from 'prom2javascript';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { freePort, spawnServer, type ChildServer } from '../helpers/child-server.js';
-import { createPostgresDatabase, testDatabaseTarget } from '../helpers/database.js';
+import {
+  createPostgresDatabase,
+  testDatabaseTarget,
+  describeOnPostgres,
+} from '../helpers/database.js';
 import { rawRequest } from '../helpers/http.js';
 import { openStream } from '../helpers/sse.js';
 
@@ -163,7 +167,7 @@ describe('GET /metrics on METRICS_PORT', () => {
 });
 
 // Several processes need a shared server; the embedded database serves one process only.
-describe.runIf(target.kind === 'postgres')('GET /metrics with WORKERS=2 (PostgreSQL)', () => {
+describeOnPostgres('GET /metrics with WORKERS=2 (PostgreSQL)', () => {
   let server: ChildServer;
   let metricsOrigin: string;
   let drop: () => Promise<void>;
