@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createPostgresDatabase, describeOnPostgres, postgresUrl } from '../helpers/database.js';
 import { runChildServer, spawnServer, type ChildServer } from '../helpers/child-server.js';
 import { rawRequest } from '../helpers/http.js';
@@ -95,7 +95,12 @@ describeOnPostgres('WORKERS=2 on PostgreSQL', () => {
       }
     };
     const lanes = Array.from({ length: 4 }, (_, lane) => writer(lane));
-    while (acknowledged.length < 40) await new Promise((resolve) => setTimeout(resolve, 20));
+    await vi.waitFor(
+      () => {
+        expect(acknowledged.length).toBeGreaterThanOrEqual(40);
+      },
+      { timeout: 10_000, interval: 20 },
+    );
     process.kill(victim, 'SIGKILL');
     const replaced = await server.waitForLog(
       (line) =>
