@@ -87,6 +87,8 @@ function startService(port: number, env: Record<string, string>, core?: number) 
       RATE_LIMIT: 'off',
       LOG_LEVEL: 'info',
       EVENT_STREAMS_PER_KEY: '5000',
+      // Measured as an operator runs it: with the metrics listener on, its collectors included.
+      METRICS_PORT: String(port + 1000),
       ...env,
     },
   );

@@ -53,6 +53,8 @@ export interface DatabaseHandle {
   ): Promise<{ unlisten(): Promise<void> }>;
   /** PGlite only: a consistent copy of the data folder, as a gzipped tar (db/backup.ts). */
   readonly dump?: () => Promise<Blob>;
+  /** Connections the process may hold: DATABASE_POOL_MAX on PostgreSQL, 1 on PGlite. */
+  readonly poolSize: number;
   close(): Promise<void>;
 }
 
@@ -98,6 +100,7 @@ function openPostgres(url: string, poolMax: number, directUrl?: string): Databas
   return {
     kind: 'postgres',
     db,
+    poolSize: poolMax,
     migrate: () => migratePostgres(directUrl ?? url),
     ping: async () => {
       await db.execute(sql`select 1`);
@@ -136,6 +139,7 @@ async function openPglite(dataDir: string, settings: EmbeddedSettings): Promise<
   return {
     kind: 'pglite',
     db,
+    poolSize: 1,
     migrate: () => migratePglite(db),
     ping: async () => {
       await db.execute(sql`select 1`);

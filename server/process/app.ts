@@ -10,6 +10,7 @@ import { createChangeNotifier } from '../events/notifier.js';
 import { startEventRetention } from '../events/retention.js';
 import { EventStreams } from '../events/streams.js';
 import { startIdempotencyPurge } from '../idempotency/purge.js';
+import { ServiceMetrics } from '../metrics/service-metrics.js';
 import { buildOpenApiDocument } from '../openapi/document.js';
 import { createFailureBudget } from '../auth/failure-budget.js';
 import { createRateLimiter, type RateLimiter } from '../rate-limit/limiter.js';
@@ -31,6 +32,8 @@ export interface AppOptions {
   api?: Api;
   database: DatabaseHandle;
   logger: Logger;
+  /** The app's metrics; its own when absent (served only where serve() opens METRICS_PORT). */
+  metrics?: ServiceMetrics;
   apiKeys: readonly string[];
   publicBaseUrl: string;
   stagingBaseUrl?: string | undefined;
@@ -106,6 +109,7 @@ export interface App {
   server: Server;
   authenticator: Authenticator;
   rateLimiter: RateLimiter | undefined;
+  metrics: ServiceMetrics;
   listen(port: number, host: string): Promise<AddressInfo>;
   /** Stops accepting, lets in-flight requests finish (up to `graceMs`), then closes the rest. */
   close(graceMs?: number): Promise<void>;
@@ -126,6 +130,7 @@ function endConnectionAfter(res: ServerResponse): void {
 export function createApp(options: AppOptions): App {
   const { database, logger } = options;
   const api = options.api ?? { router: appRouter, operations };
+  const metrics = options.metrics ?? new ServiceMetrics(database.poolSize);
   const authenticator = new Authenticator(database.db, options.apiKeys, (error: unknown) => {
     logger.warn({ err: summarizeError(error, { stack: false }) }, 'could not record API key use');
   });
@@ -150,6 +155,7 @@ export function createApp(options: AppOptions): App {
     perKeyLimit: options.eventStreamsPerKey ?? DEFAULT_STREAMS_PER_KEY,
     maxQueued: options.eventStreamBuffer ?? DEFAULT_STREAM_BUFFER,
     maxLagMs: (options.eventStreamMaxLagSeconds ?? DEFAULT_STREAM_MAX_LAG_SECONDS) * 1000,
+    metrics,
   });
   const notifier = createChangeNotifier(database, logger);
   const handler = createRequestHandler({
@@ -162,6 +168,7 @@ export function createApp(options: AppOptions): App {
     rateLimiter,
     authFailures,
     logger,
+    metrics,
     openApiDocument: buildOpenApiDocument(api.router, api.operations, {
       productionUrl: options.publicBaseUrl,
       stagingUrl: options.stagingBaseUrl,
@@ -222,6 +229,7 @@ export function createApp(options: AppOptions): App {
     server,
     authenticator,
     rateLimiter,
+    metrics,
     listen: (port, host) =>
       new Promise((resolve, reject) => {
         server.once('error', reject);

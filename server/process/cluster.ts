@@ -2,6 +2,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { ConfigError, type Config } from './config.js';
 import type { Logger } from './logger.js';
 import { openConfiguredDatabase } from './database.js';
+import { serveClusterMetrics } from './metrics-server.js';
 import { prepareDatabase } from './serve.js';
 
 /** A worker that dies this soon after starting is failing to start: wait before replacing it. */
@@ -27,6 +28,11 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
     await prepareDatabase(database, config, logger);
   } finally {
     await database.close();
+  }
+
+  // One scrape of the primary shows every worker (prom-client's cluster aggregation).
+  if (config.METRICS_PORT !== undefined) {
+    await serveClusterMetrics(config.METRICS_PORT, config.METRICS_HOST, logger);
   }
 
   const startedAt = new Map<Worker, number>();

@@ -1,3 +1,5 @@
+import cluster from 'node:cluster';
+import type { Registry } from 'prom-client';
 import type { DatabaseHandle } from '../../db/client.js';
 import { maintainTables } from '../../db/embedded/maintenance.js';
 import { claimKeysSocket } from '../admin/keys-socket.js';
@@ -8,6 +10,7 @@ import { ensureApiKey } from '../auth/bootstrap.js';
 import type { Config } from './config.js';
 import { handOverFirstKey } from './first-key.js';
 import type { Logger } from './logger.js';
+import { serveProcessMetrics, shareWorkerMetrics } from './metrics-server.js';
 import { onShutdownSignal } from './shutdown.js';
 
 /** Migrations and the first key: once per deployment start, before any request is served. */
@@ -73,13 +76,25 @@ export async function serve(
     { address: `http://${address.address}:${address.port}`, database: database.kind },
     'listening',
   );
+  const metrics = await serveMetrics(config, app.metrics.registry, logger);
 
   const graceMs = config.SHUTDOWN_TIMEOUT * 1000;
   onShutdownSignal(logger, graceMs, async () => {
+    await metrics?.close();
     await keysSocket?.close();
     await app.close(graceMs);
     await database.close();
   });
+}
+
+/** METRICS_PORT: this process's own listener, or, as one of several workers, the primary's. */
+async function serveMetrics(config: Config, registry: Registry, logger: Logger) {
+  if (config.METRICS_PORT === undefined) return undefined;
+  if (!cluster.isWorker) {
+    return serveProcessMetrics(registry, config.METRICS_PORT, config.METRICS_HOST, logger);
+  }
+  shareWorkerMetrics(registry);
+  return undefined;
 }
 
 /**

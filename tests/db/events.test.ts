@@ -12,7 +12,7 @@ import {
 import { insertPets } from '../../db/queries/pets.js';
 import * as schema from '../../db/schema.js';
 import { pruneExpiredEvents } from '../../server/events/retention.js';
-import { createTestDatabase, testDatabaseTarget, type TestDatabase } from '../helpers/database.js';
+import { createTestDatabase, type TestDatabase, describeOnPostgres } from '../helpers/database.js';
 
 let database: TestDatabase;
 const db = () => database.handle.db;
@@ -108,8 +108,6 @@ describe('pruneEvents', () => {
   });
 });
 
-const target = testDatabaseTarget();
-
 /** A promise that resolves when `open` is called. */
 function gate(): { promise: Promise<undefined>; open: () => void } {
   let open = () => undefined as unknown;
@@ -122,7 +120,7 @@ function gate(): { promise: Promise<undefined>; open: () => void } {
 }
 
 /** A second and third connection of their own: PGlite has only one, so PostgreSQL only. */
-describe.runIf(target.kind === 'postgres')('two writers on two connections (PostgreSQL)', () => {
+describeOnPostgres('two writers on two connections (PostgreSQL)', () => {
   const clients: postgres.Sql[] = [];
   const connection = (): Transactor => {
     const { options } = database;

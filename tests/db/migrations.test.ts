@@ -21,6 +21,8 @@ import {
   createPostgresDatabase,
   createTestDatabase,
   testDatabaseTarget,
+  describeOnPostgres,
+  postgresTarget,
 } from '../helpers/database.js';
 import { writer } from '../helpers/factories.js';
 
@@ -78,30 +80,27 @@ describe('drizzle/ migrations', () => {
   });
 });
 
-const target = testDatabaseTarget();
 // Racing migrators need a shared server; the embedded database serves one process only.
-if (target.kind === 'postgres') {
-  describe('migrations on PostgreSQL', () => {
-    it('survive several servers migrating the same database at once', async () => {
-      const { url, drop } = await createPostgresDatabase(target);
-      try {
-        await Promise.all(Array.from({ length: 4 }, () => migratePostgres(url)));
-        const journal = JSON.parse(
-          await readFile(join(migrationsFolder, 'meta', '_journal.json'), 'utf8'),
-        ) as {
-          entries: unknown[];
-        };
-        const { default: postgres } = await import('postgres');
-        const client = postgres(url, { max: 1 });
-        const applied = await client`select count(*)::int as n from drizzle.__drizzle_migrations`;
-        await client.end();
-        expect(applied[0]?.n).toBe(journal.entries.length);
-      } finally {
-        await drop();
-      }
-    });
+describeOnPostgres('migrations on PostgreSQL', () => {
+  it('survive several servers migrating the same database at once', async () => {
+    const { url, drop } = await createPostgresDatabase(postgresTarget());
+    try {
+      await Promise.all(Array.from({ length: 4 }, () => migratePostgres(url)));
+      const journal = JSON.parse(
+        await readFile(join(migrationsFolder, 'meta', '_journal.json'), 'utf8'),
+      ) as {
+        entries: unknown[];
+      };
+      const { default: postgres } = await import('postgres');
+      const client = postgres(url, { max: 1 });
+      const applied = await client`select count(*)::int as n from drizzle.__drizzle_migrations`;
+      await client.end();
+      expect(applied[0]?.n).toBe(journal.entries.length);
+    } finally {
+      await drop();
+    }
   });
-}
+});
 
 /** A copy of drizzle/ whose journal stops after its first `count` migrations. */
 async function migrationsUpTo(count: number): Promise<{ folder: string; remove(): Promise<void> }> {

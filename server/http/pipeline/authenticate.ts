@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { TRPCError } from '@trpc/server';
 import { readBearer, type Authenticator, type Principal } from '../../auth/authenticator.js';
 import type { FailureBudget } from '../../auth/failure-budget.js';
+import type { ServiceMetrics } from '../../metrics/service-metrics.js';
 import { clientAddress } from './client-address.js';
 import type { RequestState } from './request-state.js';
 import { repeatedMessage } from './singleton-headers.js';
@@ -18,6 +19,7 @@ export async function authenticate(
     authenticator: Authenticator;
     authFailures?: FailureBudget | undefined;
     trustProxy: boolean;
+    metrics: Pick<ServiceMetrics, 'authRefusals'>;
   },
   req: IncomingMessage,
   state: RequestState,
@@ -27,6 +29,7 @@ export async function authenticate(
     // RFC 6750 §3.1 names this invalid_request; 401 (not its suggested 400) because the caller
     // is not authenticated, and every 401 carries the challenge (RFC 9110 §11.6.1).
     state.headers['www-authenticate'] = `${REALM}, error="invalid_request"`;
+    deps.metrics.authRefusals.inc({ reason: 'repeated' });
     throw new TRPCError({ code: 'UNAUTHORIZED', message: repeatedMessage('Authorization') });
   }
   const { authenticator, authFailures } = deps;
@@ -34,7 +37,7 @@ export async function authenticate(
   // The client's address is worked out only for the few requests that need it.
   const gate =
     authFailures &&
-    (() => refuseSpentAddress(authFailures, clientAddress(req, deps.trustProxy), state));
+    (() => refuseSpentAddress(authFailures, clientAddress(req, deps.trustProxy), state, deps));
   const principal =
     credentials.kind === 'token'
       ? await authenticator.authenticate(credentials.token, state.budget, gate)
@@ -46,6 +49,7 @@ export async function authenticate(
   const missing = credentials.kind === 'missing';
   if (authFailures && !missing) await authFailures.record(clientAddress(req, deps.trustProxy));
   state.headers['www-authenticate'] = missing ? REALM : `${REALM}, error="invalid_token"`;
+  deps.metrics.authRefusals.inc({ reason: missing ? 'missing' : 'invalid' });
   throw new TRPCError({
     code: 'UNAUTHORIZED',
     message: missing ? 'Missing API key: send Authorization: Bearer <key>' : 'Invalid API key',
@@ -61,9 +65,11 @@ async function refuseSpentAddress(
   failures: FailureBudget,
   client: string,
   state: RequestState,
+  { metrics }: { metrics: Pick<ServiceMetrics, 'authRefusals'> },
 ): Promise<void> {
   const retryAfter = await failures.exhausted(client);
   if (retryAfter === undefined) return;
+  metrics.authRefusals.inc({ reason: 'address_limited' });
   state.headers['retry-after'] = String(retryAfter);
   throw new TRPCError({
     code: 'TOO_MANY_REQUESTS',

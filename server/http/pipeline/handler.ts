@@ -5,6 +5,7 @@ import type { DatabaseHandle } from '../../../db/client.js';
 import type { Authenticator } from '../../auth/authenticator.js';
 import type { FailureBudget } from '../../auth/failure-budget.js';
 import type { ChangeNotifier } from '../../events/notifier.js';
+import type { ServiceMetrics } from '../../metrics/service-metrics.js';
 import { StreamsClosingError, type EventStreams } from '../../events/streams.js';
 import type { AnyOperation } from '../../operations/define.js';
 import { summarizeError } from '../../process/error-summary.js';
@@ -38,6 +39,7 @@ export interface HandlerDeps {
   /** Failed authentications per client address; absent when that limit is off. */
   authFailures?: FailureBudget | undefined;
   logger: Logger;
+  metrics: ServiceMetrics;
   openApiDocument: OpenAPIObject;
   trustProxy: boolean;
   /** Browser origins allowed to call the API (CORS); empty allows none. */
@@ -83,7 +85,11 @@ export function createRequestHandler(deps: HandlerDeps) {
     if (!message) return;
     const stack = error.code === 'INTERNAL_SERVER_ERROR';
     logger.error(
-      { reqId: state.requestId, err: summarizeError(error.cause ?? error, { stack }) },
+      {
+        reqId: state.requestId,
+        trace_id: state.trace.traceId,
+        err: summarizeError(error.cause ?? error, { stack }),
+      },
       message,
     );
   };
@@ -111,11 +117,18 @@ export function createRequestHandler(deps: HandlerDeps) {
     if (repeated === 'Host') throw refuseRepeated(repeated);
     const match = route(req, state);
     state.route = match.endpoint.name;
+    state.operation = match.public ? match.endpoint.name : match.endpoint.operation;
     if (match.public) return match.endpoint.serve(req, res, state);
     const { endpoint } = match;
     state.headers['cache-control'] = NO_STORE;
     const principal = await authenticate(deps, req, state, repeated === 'Authorization');
-    await enforceRateLimit(deps.rateLimiter, principal.keyId, endpoint.calls, state);
+    await enforceRateLimit(
+      deps.rateLimiter,
+      principal.keyId,
+      endpoint.calls,
+      state,
+      deps.metrics.rateLimitRefusals,
+    );
     if (repeated) throw refuseRepeated(repeated);
     checkConditionalFields(req.headers['if-match'], req.headers['if-none-match']);
     const body = endpoint.bodyTypes ? await readJsonBody(req, endpoint.bodyTypes) : undefined;
@@ -150,24 +163,40 @@ export function createRequestHandler(deps: HandlerDeps) {
     } else sendError(res, error, state.headers);
   }
 
+  const { requestDuration } = deps.metrics;
+  const stateOptions = { ...deps, databaseWork: deps.metrics.databaseWork };
+
   return (req: IncomingMessage, res: ServerResponse): void => {
-    const state = createRequestState(req, deps);
+    const state = createRequestState(req, stateOptions);
     // 'close' rather than 'finish': a client that leaves early (an event stream it stops
     // following) is logged too, marked as aborted.
     res.once('close', () => {
+      const durationMs = performance.now() - state.startedAt;
+      requestDuration.observe(
+        {
+          http_request_method: state.method,
+          operation: state.operation ?? 'unmatched',
+          http_response_status_code: res.statusCode,
+        },
+        durationMs / 1000,
+      );
       if (state.route === '/healthz' || state.route === '/readyz') return;
       logger.info({
         reqId: state.requestId,
+        // OpenTelemetry's names for log records, which log pipelines link to traces by.
+        trace_id: state.trace.traceId,
+        span_id: state.trace.spanId,
         method: req.method,
         route: state.route ?? 'unmatched',
         status: res.statusCode,
-        durationMs: Math.round((performance.now() - state.startedAt) * 10) / 10,
+        durationMs: Math.round(durationMs * 10) / 10,
         keyId: state.keyId,
         ...(res.writableFinished ? {} : { aborted: true }),
       });
     });
     if (cors(req, state.headers)) {
       state.route = 'CORS preflight';
+      state.operation = state.route;
       res.writeHead(204, state.headers);
       res.end();
       return;

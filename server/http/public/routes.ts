@@ -8,6 +8,16 @@ import { docsRoutes } from './docs.js';
 
 type PublicRoute = PublicEndpoint['serve'];
 
+/** `GET /`: where the API, its description and its reference page are. */
+const ROOT = {
+  service: 'petstore',
+  docs: '/docs',
+  openapi: '/v1/openapi.json',
+  rest: '/v1',
+  trpc: '/trpc',
+  health: '/healthz',
+};
+
 const READY_TIMEOUT_MS = 2_000;
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
@@ -77,6 +87,14 @@ export function createPublicRoutes(deps: {
 }) {
   const openApiJson = JSON.stringify(deps.openApiDocument);
   return new Map<string, PublicEndpoint>([
+    [
+      '/',
+      // Someone who opens the bare address learns where to go, rather than meeting a 404.
+      readOnly('/', (_req, res, state) => {
+        sendJson(res, 200, ROOT, state.headers);
+        return Promise.resolve();
+      }),
+    ],
     [
       '/healthz',
       readOnly('/healthz', (_req, res, state) => {
