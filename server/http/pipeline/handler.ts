@@ -24,6 +24,7 @@ import { createCors } from './cors.js';
 import type { Match } from './endpoint.js';
 import { enforceRateLimit } from './rate-limit.js';
 import { createRequestState, REQUEST_ID_HEADER, type RequestState } from './request-state.js';
+import { TRACE_CONTEXT_HEADER } from './trace-context.js';
 import { sendError, sendTrpcError } from './respond.js';
 import { refuseRepeated, repeatedSingleton } from './singleton-headers.js';
 
@@ -73,7 +74,12 @@ export function createRequestHandler(deps: HandlerDeps) {
   const rest = createRestEndpoints(deps.operations);
   const documented = documentedHeaders(deps.openApiDocument);
   const cors = createCors(deps.corsOrigins, rest.methods, {
-    allowed: [...documented.request, REQUEST_ID_HEADER, ...TRPC_REQUEST_HEADERS],
+    allowed: [
+      ...documented.request,
+      REQUEST_ID_HEADER,
+      TRACE_CONTEXT_HEADER,
+      ...TRPC_REQUEST_HEADERS,
+    ],
     exposed: documented.response,
   });
   // One line per failed request, with what an operator needs to match it to its request and

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { DatabaseBudget, type WorkTracker } from '../../../db/deadline.js';
 import { requestIdFrom } from './request-id.js';
-import { traceContextFrom, type TraceContext } from './trace-context.js';
+import { TRACE_CONTEXT_HEADER, traceContextFrom, type TraceContext } from './trace-context.js';
 
 /** Read on every request, whatever its operation, so no operation of the document lists it. */
 export const REQUEST_ID_HEADER = 'X-Request-Id';
@@ -100,7 +100,7 @@ export function createRequestState(
   const { path, query } = target;
   return {
     requestId,
-    trace: traceContextFrom(req.headers.traceparent),
+    trace: traceContextFrom(req.headers[TRACE_CONTEXT_HEADER]),
     method: req.method ?? 'GET',
     path,
     query,

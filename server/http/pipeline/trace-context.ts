@@ -17,6 +17,9 @@ export interface TraceContext {
  * trace otherwise, as the specification tells a receiver to. Node joins a repeated header
  * with commas, which no valid value contains, so two traceparents also start a new trace.
  */
+/** The W3C Trace Context request header a caller's tracing sends. */
+export const TRACE_CONTEXT_HEADER = 'traceparent';
+
 export function traceContextFrom(header: string | string[] | undefined): TraceContext {
   const parent = typeof header === 'string' ? parseTraceParent(header) : null;
   // randomUUID draws from an entropy cache Node refills in batches: about 1 µs, where a
