@@ -20,7 +20,7 @@ export async function migratePglite(db: PgliteDatabase<Record<string, unknown>>)
  */
 export async function migratePostgres(url: string): Promise<void> {
   // One connection, so the lock, the migration and the unlock share a session.
-  const client = postgres(url, { max: 1, connect_timeout: 10, onnotice: () => undefined });
+  const client = postgres(url, { max: 1, connect_timeout: 5, onnotice: () => undefined });
   try {
     await client`select pg_advisory_lock(${MIGRATION_LOCK_ID})`;
     await migrateWithPostgres(drizzle(client), { migrationsFolder });

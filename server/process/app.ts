@@ -29,6 +29,11 @@ export interface Api {
 export interface AppOptions {
   api?: Api;
   database: DatabaseHandle;
+  /**
+   * False while the start-up work (migrations, the key check) waits for the database: every
+   * request that needs it is then 503, and so is `/readyz`. Tests' databases are ready.
+   */
+  prepared?: () => boolean;
   logger: Logger;
   apiKeys: readonly string[];
   publicBaseUrl: string;
@@ -154,6 +159,7 @@ export function createApp(options: AppOptions): App {
     notifier,
     operations: api.operations,
     database,
+    prepared: options.prepared ?? (() => true),
     authenticator,
     rateLimiter,
     authFailures,
