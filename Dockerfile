@@ -10,6 +10,7 @@ COPY patches ./patches
 RUN npm ci --no-audit --no-fund --ignore-scripts && npx patch-package --error-on-fail
 COPY tsconfig.json tsconfig.build.json ./
 COPY server ./server
+COPY client ./client
 COPY db ./db
 COPY scripts ./scripts
 COPY drizzle ./drizzle

@@ -1,10 +1,37 @@
+import { existsSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
+import { inCI } from './tests/helpers/ci.js';
+import { PGBOUNCER_BIN } from './tests/helpers/pgbouncer.js';
 
 /**
  * The whole suite runs once on the embedded database and, when TEST_DATABASE_URL names a
- * PostgreSQL server, once more on it (each test file in its own database there).
+ * PostgreSQL server, once more on it (each test file in its own database there). The store,
+ * orders, events, stream-limit and concurrency tests run a third time with the service behind
+ * a PgBouncer in transaction mode (tests/setup/pgbouncer.ts starts it), as managed PostgreSQL
+ * offers it.
  */
 const postgresUrl = process.env.TEST_DATABASE_URL;
+/** In CI the project always runs (and fails without PgBouncer); elsewhere where it is installed. */
+const pooled = inCI() || existsSync(PGBOUNCER_BIN);
+
+/** What a pooler in transaction mode can break: transactions, statements, locks, LISTEN. */
+const POOLED_TESTS = [
+  'tests/router/orders.test.ts',
+  'tests/router/pet-lifecycle.test.ts',
+  'tests/http/orders.test.ts',
+  'tests/http/pets.test.ts',
+  'tests/http/pet-lifecycle.test.ts',
+  'tests/http/events.test.ts',
+  'tests/http/event-resume.test.ts',
+  'tests/http/event-stream-limits.test.ts',
+  'tests/events/key-revocation.test.ts',
+  'tests/clients/trpc-subscription.test.ts',
+  'tests/faults/concurrency.test.ts',
+  'tests/faults/store-concurrency.test.ts',
+  'tests/faults/pooler.test.ts',
+  'tests/db/direct-connection.test.ts',
+  'tests/db/transactions.test.ts',
+];
 
 export default defineConfig({
   test: {
@@ -18,6 +45,19 @@ export default defineConfig({
               extends: true as const,
               test: {
                 name: 'postgres',
+                provide: { database: { kind: 'postgres' as const, url: postgresUrl } },
+              },
+            },
+          ]
+        : []),
+      ...(postgresUrl && pooled
+        ? [
+            {
+              extends: true as const,
+              test: {
+                name: 'pgbouncer',
+                include: POOLED_TESTS,
+                globalSetup: ['tests/setup/pgbouncer.ts'],
                 provide: { database: { kind: 'postgres' as const, url: postgresUrl } },
               },
             },

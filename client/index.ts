@@ -3,7 +3,7 @@
  * from the server's code, so a front-end's bundle never holds any of it.
  */
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
-import type { AppRouter } from '../server/routers/_app.js';
+import type { AppRouter } from './router.js';
 
 export type { AppRouter };
 /** Each procedure's input and output: `PetstoreInputs['pets']['create']`. */

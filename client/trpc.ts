@@ -6,7 +6,7 @@ import {
   type Operation,
   type TRPCClient,
 } from '@trpc/client';
-import type { AppRouter } from '../server/routers/_app.js';
+import type { AppRouter } from './router.js';
 import { authHeaders } from './auth.js';
 
 /**

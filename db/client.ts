@@ -4,16 +4,27 @@ import { sql } from 'drizzle-orm';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
+import { preferNamedWhenDirect } from './direct-connection.js';
 import { attachRunner, pgliteRunner, postgresRunner } from './runner.js';
 import type { Database } from './database.js';
+import { dumpPglite } from './backup.js';
 import { migratePglite, migratePostgres } from './migrate.js';
-import { postgresSessionLocks, type SessionLocks } from './session-locks.js';
 import * as schema from './schema.js';
 
 export type { Database };
 
 export type DatabaseOptions =
-  { kind: 'postgres'; url: string; poolMax: number } | { kind: 'pglite'; dataDir: string };
+  | {
+      kind: 'postgres';
+      url: string;
+      poolMax: number;
+      /**
+       * A direct connection to the server when `url` names a pooler in transaction mode, for what
+       * needs a session of its own (LISTEN, the migrations' lock).
+       */
+      directUrl?: string;
+    }
+  | { kind: 'pglite'; dataDir: string };
 
 export interface DatabaseHandle {
   readonly kind: DatabaseOptions['kind'];
@@ -25,21 +36,27 @@ export interface DatabaseHandle {
   /**
    * Calls `onNotify` for every NOTIFY on `channel`, and `onListening` each time the listener is
    * (re)connected, when notifications sent meanwhile may have been missed. On PostgreSQL this is
-   * one connection of its own per process; on PGlite, in process.
+   * one connection of its own per process, to the direct URL when there is one; without it the
+   * URL may be a pooler, where LISTEN reaches no one, so `onListening` is also called every
+   * LISTEN_FALLBACK_MS. On PGlite, in process.
    */
   listen(
     channel: string,
     onNotify: (payload: string) => void,
     onListening: () => void,
   ): Promise<{ unlisten(): Promise<void> }>;
-  /** Slots counted across processes (PostgreSQL); undefined on PGlite, where one process runs. */
-  readonly sessionLocks: SessionLocks | undefined;
+  /** PGlite only: a consistent copy of the data folder, as a gzipped tar (db/backup.ts). */
+  readonly dump?: () => Promise<Blob>;
   close(): Promise<void>;
 }
 
 const CONNECT_TIMEOUT_SECONDS = 5;
-const STATEMENT_TIMEOUT_MS = 5_000;
 const MAX_RECONNECT_DELAY_SECONDS = 1;
+/**
+ * Without a direct URL, how often a listener is told it may have missed notifications: the
+ * longest a change then takes to reach another process's streams.
+ */
+const LISTEN_FALLBACK_MS = 500;
 
 /**
  * postgres.js waits up to 20 s between reconnection attempts once a few have failed, and
@@ -53,34 +70,50 @@ function reconnectDelaySeconds(retries: number): number {
 
 export function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   return options.kind === 'postgres'
-    ? Promise.resolve(openPostgres(options.url, options.poolMax))
+    ? Promise.resolve(openPostgres(options.url, options.poolMax, options.directUrl))
     : openPglite(options.dataDir);
 }
 
-function openPostgres(url: string, poolMax: number): DatabaseHandle {
-  const client = postgres(url, {
-    max: poolMax,
+function openPostgres(url: string, poolMax: number, directUrl?: string): DatabaseHandle {
+  const options = {
     connect_timeout: CONNECT_TIMEOUT_SECONDS,
-    idle_timeout: 60,
     backoff: reconnectDelaySeconds,
     onnotice: () => undefined,
-    connection: { application_name: 'petstore', statement_timeout: STATEMENT_TIMEOUT_MS },
-  });
+    connection: { application_name: 'petstore' },
+  } as const;
+  const client = postgres(url, { ...options, max: poolMax, idle_timeout: 60 });
+  // LISTEN needs a session of its own; postgres.js opens one connection for it on this client.
+  const listener = directUrl ? postgres(directUrl, { ...options, max: 1 }) : client;
   const db = drizzlePostgres(client, { schema, casing: schema.DATABASE_CASING });
-  attachRunner(db, postgresRunner(client));
-  const locks = postgresSessionLocks(client);
+  const mode = { prepared: false };
+  attachRunner(db, postgresRunner(client, mode));
+  // A direct URL beside it says DATABASE_URL is a pooler: no need to ask.
+  const stopProbing = directUrl ? () => undefined : preferNamedWhenDirect(url, mode);
   return {
     kind: 'postgres',
     db,
-    migrate: () => migratePostgres(url),
+    migrate: () => migratePostgres(directUrl ?? url),
     ping: async () => {
       await db.execute(sql`select 1`);
     },
-    listen: (channel, onNotify, onListening) => client.listen(channel, onNotify, onListening),
-    sessionLocks: locks,
+    listen: async (channel, onNotify, onListening) => {
+      const listening = await listener.listen(channel, onNotify, onListening);
+      if (directUrl) return listening;
+      const poll = setInterval(onListening, LISTEN_FALLBACK_MS);
+      poll.unref();
+      return {
+        unlisten: () => {
+          clearInterval(poll);
+          return listening.unlisten();
+        },
+      };
+    },
     close: async () => {
-      await locks.close();
-      await client.end({ timeout: 5 });
+      stopProbing();
+      await Promise.all([
+        client.end({ timeout: 5 }),
+        listener !== client && listener.end({ timeout: 5 }),
+      ]);
     },
   };
 }
@@ -102,7 +135,7 @@ async function openPglite(dataDir: string): Promise<DatabaseHandle> {
       onListening();
       return { unlisten: () => unlisten() };
     },
-    sessionLocks: undefined,
+    dump: () => dumpPglite(client),
     close: () => client.close(),
   };
 }

@@ -6,6 +6,12 @@
  */
 export const DATABASE_DEADLINE_MS = 4_000;
 
+/**
+ * How long the server may run one statement of a transaction before it cancels it: past the
+ * request's deadline, so a statement the request gave up on does not hold its locks for long.
+ */
+export const STATEMENT_TIMEOUT_MS = 5_000;
+
 export class DatabaseDeadlineError extends Error {
   override name = 'DatabaseDeadlineError';
   readonly code = 'DATABASE_DEADLINE';

@@ -15,17 +15,22 @@ export async function migratePglite(db: PgliteDatabase<Record<string, unknown>>)
 }
 
 /**
- * Holds a session advisory lock for the whole run, so servers that start together take turns
- * instead of racing on the migrations table; the second one then finds nothing left to apply.
+ * Holds a transaction-scoped advisory lock on one connection while another runs the migrations,
+ * so servers that start together take turns instead of racing on the migrations table; the
+ * second one then finds nothing left to apply. Not a session lock: behind a pooler in
+ * transaction mode its unlock could reach another server connection and leave it held there
+ * for good. A transaction keeps its server connection until it ends, on any pooler.
  */
 export async function migratePostgres(url: string): Promise<void> {
-  // One connection, so the lock, the migration and the unlock share a session.
-  const client = postgres(url, { max: 1, connect_timeout: 5, onnotice: () => undefined });
+  const options = { max: 1, connect_timeout: 5, prepare: false, onnotice: () => undefined };
+  const lock = postgres(url, options);
+  const client = postgres(url, options);
   try {
-    await client`select pg_advisory_lock(${MIGRATION_LOCK_ID})`;
-    await migrateWithPostgres(drizzle(client), { migrationsFolder });
-    await client`select pg_advisory_unlock(${MIGRATION_LOCK_ID})`;
+    await lock.begin(async (tx) => {
+      await tx`select pg_advisory_xact_lock(${MIGRATION_LOCK_ID})`;
+      await migrateWithPostgres(drizzle(client), { migrationsFolder });
+    });
   } finally {
-    await client.end({ timeout: 5 });
+    await Promise.all([lock.end({ timeout: 5 }), client.end({ timeout: 5 })]);
   }
 }

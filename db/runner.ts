@@ -1,7 +1,8 @@
 import type { PGlite, Transaction } from '@electric-sql/pglite';
 import { fillPlaceholders, type SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
-import type { Sql, TransactionSql } from 'postgres';
+import type { ReservedSql, Sql } from 'postgres';
+import { STATEMENT_TIMEOUT_MS } from './deadline.js';
 import type { Database } from './database.js';
 import { DATABASE_CASING } from './schema.js';
 
@@ -39,19 +40,88 @@ export interface Transactor extends Runner {
 const params = (statement: Statement, values: Record<string, unknown> = {}) =>
   fillPlaceholders(statement.params, values) as never[];
 
-function postgresRows(client: Sql | TransactionSql): Runner['rows'] {
+/**
+ * Whether statements are prepared under a name on the server. Named statements outlive the
+ * transaction that made them, so behind a pooler in transaction mode the next transaction may
+ * reach a server connection that never saw them: there every statement is unnamed.
+ */
+export interface StatementMode {
+  prepared: boolean;
+}
+
+function postgresRows(client: Sql | ReservedSql, mode: StatementMode): Runner['rows'] {
   // The query itself is returned: an async wrapper here changed how fresh processes collect
   // garbage under load (docs/performance.md).
   return (statement, values) =>
     client
-      .unsafe<unknown[][]>(statement.sql, params(statement, values), { prepare: true })
+      .unsafe<unknown[][]>(statement.sql, params(statement, values), { prepare: mode.prepared })
       .values();
 }
 
-export function postgresRunner(client: Sql): Transactor {
+/**
+ * Set per transaction, not per connection: a pooler in transaction mode refuses it as a
+ * startup parameter and would carry a session setting to whoever borrows the connection next.
+ * One simple-protocol message with BEGIN, so it costs no round trip.
+ */
+const BEGIN = `begin; set local statement_timeout = ${STATEMENT_TIMEOUT_MS}`;
+
+/** A transaction the server ended otherwise than by committing it. */
+export class TransactionNotCommittedError extends Error {
+  override name = 'TransactionNotCommittedError';
+}
+
+/**
+ * Runs `work` between BEGIN and COMMIT on one reserved connection, and succeeds only when the
+ * server answers COMMIT: PostgreSQL answers the COMMIT of a transaction that an error aborted
+ * with ROLLBACK and no error, so a driver that swallowed that error would report a write that
+ * never happened.
+ */
+async function postgresTransaction<T>(
+  client: Sql,
+  mode: StatementMode,
+  work: (tx: Runner) => Promise<T>,
+): Promise<T> {
+  const session = await client.reserve();
+  try {
+    await session.unsafe(BEGIN);
+    const result = await work({ rows: postgresRows(session, mode) });
+    const { command } = await session.unsafe('commit');
+    if (command !== 'COMMIT') {
+      throw new TransactionNotCommittedError(`The database ended the transaction with ${command}`);
+    }
+    return result;
+  } catch (error) {
+    await session.unsafe('rollback').catch(() => undefined);
+    throw error;
+  } finally {
+    session.release();
+  }
+}
+
+/** SQLSTATE 26000: this server connection holds no statement of that name. */
+const isMissingStatement = (error: unknown): boolean =>
+  typeof error === 'object' && error !== null && 'code' in error && error.code === '26000';
+
+/**
+ * The database's runner. Statements are named only where the server proved it sees our
+ * connections directly (db/direct-connection.ts). Should a named statement still be missing on
+ * the server, something pools the connections after all: from then on every statement is
+ * unnamed, and the transaction that found out (aborted by that error before anything
+ * committed) runs once more.
+ */
+export function postgresRunner(client: Sql, mode: StatementMode): Transactor {
   return {
-    rows: postgresRows(client),
-    transaction: (work) => client.begin((tx) => work({ rows: postgresRows(tx) })) as Promise<never>,
+    rows: postgresRows(client, mode),
+    transaction: async (work) => {
+      try {
+        return await postgresTransaction(client, mode, work);
+      } catch (error) {
+        // Even if a concurrent transaction switched first: this one used a name before that.
+        if (!isMissingStatement(error)) throw error;
+        mode.prepared = false;
+        return postgresTransaction(client, mode, work);
+      }
+    },
   };
 }
 

@@ -160,3 +160,24 @@ export const eventRetention = pgTable(
   },
   (t) => [check('event_retention_one_row', sql`${t.id} = 1`)],
 );
+
+/**
+ * The event streams each API key holds open, counted across processes and instances: a row per
+ * slot, held by one process until it gives it back or stops renewing it (a process that died).
+ * Leases rather than session locks, so that nothing depends on a session of its own: behind a
+ * pooler in transaction mode every statement may reach another server connection.
+ */
+export const streamSlots = pgTable(
+  'stream_slots',
+  {
+    keyId: text().notNull(),
+    slot: integer().notNull(),
+    /** The process holding it (its random id, new at every start). */
+    holder: text().notNull(),
+    expiresAt: timestamp({ withTimezone: true }).notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.keyId, t.slot] }),
+    index('stream_slots_holder_idx').on(t.holder),
+  ],
+);

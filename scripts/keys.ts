@@ -26,7 +26,7 @@ async function main(): Promise<number> {
   if (!command.needsDatabase) return command.run(deps);
   const config = loadConfig();
   if (config.DATABASE_URL) return command.run(deps);
-  return runOnEmbedded(argv, command, config.PGLITE_DIR, deps);
+  return runOnEmbedded(argv, () => command.run(deps), config.PGLITE_DIR, deps);
 }
 
 process.exitCode = await main().catch((error: unknown) => {

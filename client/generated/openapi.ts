@@ -559,7 +559,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Answer 304 without a body when the animal is still at one of these versions. */
+                /** @description Answer 304 without a body when the animal is still at one of these versions. Either `*` alone or a comma-separated list of entity-tags (RFC 9110 §13.1.2); anything else is 400. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -698,7 +698,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Change only if the animal is at one of these versions (ETags), or exists at all (`*`); otherwise 412 and nothing changes. */
+                /** @description Change only if the animal is at one of these versions (ETags), or exists at all (`*`); otherwise 412 and nothing changes. Either `*` alone or a comma-separated list of entity-tags (RFC 9110 §13.1.1); anything else is 400. */
                 "If-Match"?: string;
             };
             path: {
@@ -719,7 +719,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `petId` is not a positive integer. */
+            /** @description `petId` is not a positive integer, `If-Match` is malformed, or a body was sent (DELETE takes none; a JSON one too). */
             400: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -790,6 +790,30 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A body larger than 64 KiB was sent (DELETE takes none). */
+            413: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A body that is not JSON was sent (DELETE takes none). */
+            415: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The API key has spent its window's request quota, or the client address has failed authentication too often; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -833,7 +857,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Change only if the animal is at one of these versions (ETags), or exists at all (`*`); otherwise 412 and nothing changes. */
+                /** @description Change only if the animal is at one of these versions (ETags), or exists at all (`*`); otherwise 412 and nothing changes. Either `*` alone or a comma-separated list of entity-tags (RFC 9110 §13.1.1); anything else is 400. */
                 "If-Match"?: string;
             };
             path: {

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, inArray, isNull } from 'drizzle-orm';
+import { and, asc, count, eq, inArray, isNotNull, isNull } from 'drizzle-orm';
 import type { Database } from '../database.js';
 import { apiKeys } from '../schema.js';
 
@@ -67,4 +67,14 @@ export async function revokeApiKey(db: Database, id: string): Promise<boolean> {
 export async function touchApiKeys(db: Database, ids: string[], at: Date): Promise<void> {
   if (ids.length === 0) return;
   await db.update(apiKeys).set({ lastUsedAt: at }).where(inArray(apiKeys.id, ids));
+}
+
+/** The keys among `ids` that have been revoked (a key unknown here, from configuration, is not). */
+export async function revokedApiKeyIds(db: Database, ids: string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .select({ id: apiKeys.id })
+    .from(apiKeys)
+    .where(and(inArray(apiKeys.id, ids), isNotNull(apiKeys.revokedAt)));
+  return rows.map((row) => row.id);
 }

@@ -1,24 +1,25 @@
 import { adminSocketPath } from '../../server/admin/protocol.js';
 import { AdminSocketInUse, askAdminSocket, claimAdminSocket } from '../../server/admin/socket.js';
-import type { CliDeps, ExitCode, KeysCommand } from '../../server/admin/keys-commands.js';
+import type { ExitCode } from '../../server/admin/keys-commands.js';
 
 /** Generous: the service may still be migrating when the command arrives. */
 const ANSWER_TIMEOUT_MS = 30_000;
 
 /**
- * A command on the embedded database. Only one process may open its data folder: when the
- * service runs, the command runs there, over the folder's admin socket; when none does (no
- * socket, or one a dead process left), the command opens the folder itself, holding the
- * socket meanwhile so that a service or another command waits instead of opening it too.
+ * A command on the embedded database (`npm run keys`, `npm run db:backup`). Only one process may
+ * open its data folder: when the service runs, the command runs there, over the folder's admin
+ * socket; when none does (no socket, or one a dead process left), `runHere` opens the folder
+ * itself, holding the socket meanwhile so that a service or another command waits instead of
+ * opening it too.
  */
 export async function runOnEmbedded(
   argv: readonly string[],
-  command: KeysCommand,
+  runHere: () => Promise<ExitCode>,
   dataDir: string,
-  deps: CliDeps,
+  deps: { stdout(text: string): void; stderr(text: string): void },
 ): Promise<ExitCode> {
   const path = adminSocketPath(dataDir);
-  if (!path) return command.run(deps);
+  if (!path) return runHere();
   const answer = await askAdminSocket(path, argv, ANSWER_TIMEOUT_MS);
   if (answer) {
     deps.stdout(answer.stdout);
@@ -31,7 +32,7 @@ export async function runOnEmbedded(
       Promise.resolve({
         code: 1,
         stdout: '',
-        stderr: `Another keys command is using the embedded database in ${dataDir}; run this one again when it is done.\n`,
+        stderr: `Another command is using the embedded database in ${dataDir}; run this one again when it is done.\n`,
       }),
     );
   } catch (error) {
@@ -42,7 +43,7 @@ export async function runOnEmbedded(
     return 1;
   }
   try {
-    return await command.run(deps);
+    return await runHere();
   } finally {
     await held.close();
   }

@@ -1,5 +1,6 @@
 import { runKeysCliCollected } from './keys-commands.js';
-import type { Database } from '../../db/client.js';
+import type { DatabaseHandle } from '../../db/client.js';
+import { writeBackup } from './backup.js';
 import type { Logger } from '../process/logger.js';
 import { ADMIN_COMMANDS, type AdminAnswer } from './protocol.js';
 import { AdminSocketInUse, claimAdminSocket, type AdminSocket } from './socket.js';
@@ -10,34 +11,52 @@ const CLAIM_RETRY_MS = 200;
 
 export interface KeysSocket {
   /** Commands run from now on; those that arrived earlier waited for this. */
-  serve(db: Database): void;
+  serve(database: DatabaseHandle): void;
   close(): Promise<void>;
 }
 
 /**
  * The embedded database's admin socket, on the service's side: `npm run keys` runs its
- * create, list and revoke here, with the same command-line code as when it opens the data
+ * create, list and revoke here, and `npm run db:backup` its backup, with the same command-line code as when it opens the data
  * folder itself, on the service's open database. Claimed before the database is opened, so a
  * keys command or a second service that holds the folder keeps this one from opening it too.
  */
 export async function claimKeysSocket(path: string, logger: Logger): Promise<KeysSocket> {
-  let serve: (db: Database) => void = () => undefined;
-  const ready = new Promise<Database>((resolve) => {
+  let serve: (database: DatabaseHandle) => void = () => undefined;
+  const ready = new Promise<DatabaseHandle>((resolve) => {
     serve = resolve;
   });
   const handler = async (argv: string[]): Promise<AdminAnswer> => {
-    const [command] = argv;
+    const [command, ...rest] = argv;
     if (command === undefined || !ADMIN_COMMANDS.includes(command)) {
-      return { code: 2, stdout: '', stderr: 'The service runs only create, list and revoke.\n' };
+      return {
+        code: 2,
+        stdout: '',
+        stderr: 'The service runs only create, list, revoke and backup.\n',
+      };
     }
-    const db = await ready;
-    const run = await runKeysCliCollected(argv, (use) => use(db));
+    const database = await ready;
+    const run =
+      command === 'backup'
+        ? await backup(database, rest)
+        : await runKeysCliCollected(argv, (use) => use(database.db));
     // The command's name and outcome only: its output may hold a new key.
-    logger.info({ command, exitCode: run.code }, 'keys command over the admin socket');
+    logger.info(
+      { command, exitCode: run.code },
+      `${command === 'backup' ? 'backup' : 'keys command'} over the admin socket`,
+    );
     return run;
   };
   const socket = await claimWithin(path, handler, logger);
   return { serve, close: () => socket.close() };
+}
+
+function backup(database: DatabaseHandle, argv: string[]): Promise<AdminAnswer> {
+  const [file] = argv;
+  if (!database.dump || file === undefined || argv.length !== 1) {
+    return Promise.resolve({ code: 2, stdout: '', stderr: 'usage: backup ABSOLUTE_FILE\n' });
+  }
+  return writeBackup(database.dump, file);
 }
 
 async function claimWithin(

@@ -1,28 +1,33 @@
-import { join } from 'node:path';
+import { basename, dirname, join, normalize } from 'node:path';
 import type { Socket } from 'node:net';
 import { z } from 'zod';
 
 /**
- * The keys command line talks to the service holding an embedded database's data folder over
- * a Unix socket in that folder: one JSON line in (the command line), one JSON line out (what
+ * The keys and backup command lines talk to the service holding an embedded database's data
+ * folder over a Unix socket beside that folder: one JSON line in (the command line), one JSON line out (what
  * the command printed and its exit code), then the connection closes. Newline-delimited JSON
  * rather than HTTP: one exchange per connection needs no methods, paths, headers or
  * keep-alive, and a smaller parser is less to get wrong on a socket that can issue keys.
  */
-export const ADMIN_SOCKET_NAME = 'petstore-admin.sock';
+export const ADMIN_SOCKET_SUFFIX = '.admin.sock';
 
 /** Linux keeps 107 bytes of a socket's path (108 with the NUL); node cuts a longer one short. */
 const MAX_SOCKET_PATH_BYTES = 107;
 
-/** The socket of a data folder, or undefined for a database with no folder or too long a path. */
+/**
+ * The socket of a data folder (`.data/pglite.admin.sock` for `.data/pglite`), or undefined for
+ * a database with no folder or too long a path. Beside the folder, not in it: PGlite's copy of
+ * its folder (npm run db:backup) fails on any file that is neither a file nor a folder.
+ */
 export function adminSocketPath(dataDir: string): string | undefined {
   if (dataDir.includes('://')) return undefined;
-  const path = join(dataDir, ADMIN_SOCKET_NAME);
+  const folder = normalize(dataDir).replace(/\/+$/, '');
+  const path = join(dirname(folder), `${basename(folder)}${ADMIN_SOCKET_SUFFIX}`);
   return Buffer.byteLength(path) <= MAX_SOCKET_PATH_BYTES ? path : undefined;
 }
 
 /** The only commands the socket runs; help and usage errors never leave the command line. */
-export const ADMIN_COMMANDS: readonly string[] = ['create', 'list', 'revoke'];
+export const ADMIN_COMMANDS: readonly string[] = ['create', 'list', 'revoke', 'backup'];
 
 export const adminRequest = z.strictObject({
   argv: z.array(z.string().max(1_000)).min(1).max(20),

@@ -4,6 +4,8 @@ import { lastEventId, prunedThrough, type EventType } from '../../db/queries/eve
 import type { Logger } from '../process/logger.js';
 import { GoneError } from '../trpc/errors.js';
 import { EventFeed } from './feed.js';
+import { KeyRevokedError, KeyWatch } from './key-watch.js';
+import { StreamSlots } from './stream-slots.js';
 import { Subscription } from './subscription.js';
 import { summarizeError } from '../process/error-summary.js';
 
@@ -55,17 +57,29 @@ export class StreamsClosingError extends TRPCError {
 
 /**
  * The event streams of one process: their shared feed, the per-key limit, and shutdown. The
- * limit is counted across processes and instances on PostgreSQL (session advisory locks, given
- * back by a process that dies) and in process on PGlite, where one process runs.
+ * limit is counted in the database across processes and instances (leased slots, which a
+ * process that dies gives back when its leases expire).
  */
 export class EventStreams {
   private readonly feed: EventFeed;
+  private readonly keys: KeyWatch;
   private readonly open = new Set<Subscription>();
-  private readonly localSlots = new Map<string, number>();
+  private readonly slots: StreamSlots;
   private closed = false;
 
   constructor(private readonly options: EventStreamsOptions) {
     this.feed = new EventFeed(options.database, options.logger);
+    this.keys = new KeyWatch(options.database.db, options.logger);
+    this.slots = new StreamSlots(options.database.db, (error) => {
+      this.warnSlots(error);
+    });
+  }
+
+  private warnSlots(error: unknown): void {
+    this.options.logger.warn(
+      { err: summarizeError(error, { stack: false }) },
+      'could not give back or renew event stream slots',
+    );
   }
 
   async subscribe(request: StreamRequest): Promise<Subscription> {
@@ -91,10 +105,16 @@ export class EventStreams {
       },
       (reason) => {
         this.open.delete(subscription);
+        unwatch();
         release();
-        if (reason instanceof TRPCError) request.onCutOff();
+        // A revoked key's stream ends as an answer (REST) or an error the client reads (tRPC);
+        // only a stream cut off for not reading loses its connection.
+        if (reason instanceof TRPCError && !(reason instanceof KeyRevokedError)) {
+          request.onCutOff();
+        }
       },
     );
+    const unwatch = this.keys.add(request.keyId, subscription);
     this.open.add(subscription);
     return subscription;
   }
@@ -132,30 +152,9 @@ export class EventStreams {
 
   /** A slot of the key's limit, or 429; returns its release. */
   private async takeSlot(keyId: string): Promise<() => void> {
-    const { perKeyLimit, database, logger } = this.options;
-    const locks = database.sessionLocks;
-    const refuse = () => new TooManyStreamsError(keyId, perKeyLimit);
-    if (!locks) {
-      const held = this.localSlots.get(keyId) ?? 0;
-      if (held >= perKeyLimit) throw refuse();
-      this.localSlots.set(keyId, held + 1);
-      return () => {
-        const left = (this.localSlots.get(keyId) ?? 1) - 1;
-        if (left > 0) this.localSlots.set(keyId, left);
-        else this.localSlots.delete(keyId);
-      };
-    }
-    const key = `event-streams:${keyId}`;
-    const slot = await locks.acquire(key, perKeyLimit);
-    if (slot === undefined) throw refuse();
-    return () => {
-      locks.release(key, slot).catch((error: unknown) => {
-        logger.warn(
-          { err: summarizeError(error, { stack: false }) },
-          'could not give back an event stream slot',
-        );
-      });
-    };
+    const release = await this.slots.acquire(keyId, this.options.perKeyLimit);
+    if (!release) throw new TooManyStreamsError(keyId, this.options.perKeyLimit);
+    return release;
   }
 
   /**
@@ -164,7 +163,11 @@ export class EventStreams {
    */
   async close(): Promise<void> {
     this.closed = true;
+    this.keys.stop();
     for (const subscription of [...this.open]) subscription.end('shutdown');
     await this.feed.stop();
+    await this.slots.close().catch((error: unknown) => {
+      this.warnSlots(error);
+    });
   }
 }

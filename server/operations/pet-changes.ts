@@ -62,11 +62,13 @@ export const deletePet = defineMutation({
     successDescription: 'Deleted.',
     requestHeaders: z.object({ 'If-Match': IfMatchHeader }),
     errorResponses: {
-      400: '`petId` is not a positive integer.',
+      400: '`petId` is not a positive integer, `If-Match` is malformed, or a body was sent (DELETE takes none; a JSON one too).',
       403: 'The API key is read-only.',
       404: 'No animal has this id, or it was already deleted.',
       409: 'An open order holds the animal.',
       412: '`If-Match` does not name the current version; nothing changed.',
+      413: 'A body larger than 64 KiB was sent (DELETE takes none).',
+      415: 'A body that is not JSON was sent (DELETE takes none).',
     },
   },
   handler: async (ctx, { petId }) => {

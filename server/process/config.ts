@@ -66,6 +66,11 @@ const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default('127.0.0.1'),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+  /**
+   * A direct connection to PostgreSQL when DATABASE_URL names a pooler in transaction mode: for
+   * LISTEN and the migrations' lock, which need a session of their own.
+   */
+  DATABASE_DIRECT_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(1000).default(10),
   PGLITE_DIR: z.string().min(1).default('./.data/pglite'),
   MIGRATE_ON_START: z.stringbool().default(true),

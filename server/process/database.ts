@@ -8,7 +8,12 @@ export function openConfiguredDatabase(
 ): Promise<DatabaseHandle> {
   return openDatabase(
     config.DATABASE_URL
-      ? { kind: 'postgres', url: config.DATABASE_URL, poolMax }
+      ? {
+          kind: 'postgres',
+          url: config.DATABASE_URL,
+          poolMax,
+          ...(config.DATABASE_DIRECT_URL && { directUrl: config.DATABASE_DIRECT_URL }),
+        }
       : { kind: 'pglite', dataDir: config.PGLITE_DIR },
   );
 }

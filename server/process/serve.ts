@@ -48,7 +48,7 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
     logger,
     exitOnStartFailure,
   );
-  keysSocket?.serve(database.db);
+  keysSocket?.serve(database);
 
   const app = createApp({
     database,

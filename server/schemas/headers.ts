@@ -12,7 +12,7 @@ export const IfMatchHeader = z
   .optional()
   .meta({
     description:
-      'Change only if the animal is at one of these versions (ETags), or exists at all (`*`); otherwise 412 and nothing changes.',
+      'Change only if the animal is at one of these versions (ETags), or exists at all (`*`); otherwise 412 and nothing changes. Either `*` alone or a comma-separated list of entity-tags (RFC 9110 §13.1.1); anything else is 400.',
     examples: ['"42.3"'],
   });
 
@@ -20,6 +20,7 @@ export const IfNoneMatchHeader = z
   .string()
   .optional()
   .meta({
-    description: 'Answer 304 without a body when the animal is still at one of these versions.',
+    description:
+      'Answer 304 without a body when the animal is still at one of these versions. Either `*` alone or a comma-separated list of entity-tags (RFC 9110 §13.1.2); anything else is 400.',
     examples: ['"42.3"'],
   });

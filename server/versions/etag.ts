@@ -11,9 +11,62 @@ export function etagOf({ id, version }: Versioned): string {
   return `"${id}.${version}"`;
 }
 
-/** The entity-tags of an If-Match or If-None-Match field: `*`, or a list of quoted tags. */
-function tagsOf(field: string): string[] {
-  return field.match(/\*|(?:W\/)?"[^"]*"/g) ?? [];
+/**
+ * RFC 9110 §8.8.3: `[ "W/" ] DQUOTE *etagc DQUOTE`, etagc being any visible character but the
+ * quote, or obs-text (Node hands header bytes above 0x7F over as Latin-1 characters). A comma
+ * or a star inside the quotes belongs to the tag.
+ */
+const ENTITY_TAG = /(?:W\/)?"[\x21\x23-\x7E\x80-\xFF]*"/y;
+/** RFC 9110 §5.6.1: a list separator with its optional whitespace. */
+const SEPARATOR = /[ \t]*,[ \t]*/y;
+
+/** A conditional field as RFC 9110 §13.1.1 and §13.1.2 define it: `*` alone, or its tags. */
+export type EntityTags = '*' | readonly string[];
+
+/**
+ * Reads `*` or a list of one or more entity-tags, empty list elements allowed (RFC 9110
+ * §5.6.1.2), and nothing else: a field read loosely could turn a garbled tag into a `*` that
+ * matches every version.
+ */
+export function parseEntityTags(field: string): EntityTags | undefined {
+  const text = field.replace(/^[ \t]+|[ \t]+$/g, '');
+  if (text === '*') return '*';
+  const tags: string[] = [];
+  let at = 0;
+  let afterTag = false;
+  while (at < text.length) {
+    SEPARATOR.lastIndex = at;
+    if (SEPARATOR.test(text)) {
+      at = SEPARATOR.lastIndex;
+      afterTag = false;
+      continue;
+    }
+    // Two tags with no comma between them are no list.
+    if (afterTag) return undefined;
+    ENTITY_TAG.lastIndex = at;
+    const tag = ENTITY_TAG.exec(text)?.[0];
+    if (tag === undefined) return undefined;
+    tags.push(tag);
+    at = ENTITY_TAG.lastIndex;
+    afterTag = true;
+  }
+  return tags.length > 0 ? tags : undefined;
+}
+
+/** The tags of a field sent, or 400: a request with a field it cannot read changes nothing. */
+function tagsOf(name: string, field: string): EntityTags {
+  const tags = parseEntityTags(field);
+  if (tags) return tags;
+  throw new TRPCError({
+    code: 'BAD_REQUEST',
+    message: `${name} must be * alone or a comma-separated list of entity-tags ("…" or W/"…")`,
+  });
+}
+
+/** Refuses a request whose If-Match or If-None-Match is not RFC 9110's, before it runs. */
+export function checkConditionalFields(ifMatch?: string, ifNoneMatch?: string): void {
+  if (ifMatch !== undefined) tagsOf('If-Match', ifMatch);
+  if (ifNoneMatch !== undefined) tagsOf('If-None-Match', ifNoneMatch);
 }
 
 /**
@@ -21,8 +74,9 @@ function tagsOf(field: string): string[] {
  * tags is the current ETag by strong comparison (a weak tag never matches).
  */
 function ifMatchHolds(field: string, current: string | undefined): boolean {
+  const tags = tagsOf('If-Match', field);
   if (current === undefined) return false;
-  return tagsOf(field).some((tag) => tag === '*' || tag === current);
+  return tags === '*' || tags.includes(current);
 }
 
 /**
@@ -46,6 +100,7 @@ export function requireIfMatch(field: string | undefined, current: string | unde
  */
 export function ifNoneMatchMatches(field: string | undefined, current: string | undefined) {
   if (field === undefined || current === undefined) return false;
+  const tags = tagsOf('If-None-Match', field);
   const opaque = (tag: string) => tag.replace(/^W\//, '');
-  return tagsOf(field).some((tag) => tag === '*' || opaque(tag) === opaque(current));
+  return tags === '*' || tags.some((tag) => opaque(tag) === opaque(current));
 }

@@ -5,7 +5,7 @@ import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ADMIN_SOCKET_NAME, adminSocketPath, readLine } from '../../server/admin/protocol.js';
+import { ADMIN_SOCKET_SUFFIX, adminSocketPath, readLine } from '../../server/admin/protocol.js';
 import {
   AdminSocketInUse,
   askAdminSocket,
@@ -19,7 +19,7 @@ const held: AdminSocket[] = [];
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'petstore-admin-'));
-  path = join(dir, ADMIN_SOCKET_NAME);
+  path = join(dir, `pglite${ADMIN_SOCKET_SUFFIX}`);
 });
 
 afterEach(async () => {
@@ -37,12 +37,13 @@ async function claim(handler = echo): Promise<AdminSocket> {
 }
 
 describe('the admin socket', () => {
-  it('is a socket only its user may open (mode 0600), in the data folder', async () => {
+  it('is a socket only its user may open (mode 0600), beside the data folder', async () => {
     await claim();
     const file = await stat(path);
     expect(file.isSocket()).toBe(true);
     expect(file.mode & 0o777).toBe(0o600);
-    expect(adminSocketPath(dir)).toBe(path);
+    expect(adminSocketPath(join(dir, 'pglite'))).toBe(path);
+    expect(adminSocketPath(`${join(dir, 'pglite')}/`)).toBe(path);
   });
 
   it('answers a command line with what the handler returns', async () => {

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_SOCKET_NAME } from '../../server/admin/protocol.js';
+import { adminSocketPath } from '../../server/admin/protocol.js';
 import { claimAdminSocket } from '../../server/admin/socket.js';
 import { spawnServer, type ChildServer } from '../helpers/child-server.js';
 import { testDatabaseTarget } from '../helpers/database.js';
@@ -21,7 +21,9 @@ const servers: ChildServer[] = [];
 // One data folder for the file: a fresh one costs PGlite's initdb on every start.
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'petstore-keys-socket-'));
-  socketPath = join(dataDir, ADMIN_SOCKET_NAME);
+  const path = adminSocketPath(dataDir);
+  if (!path) throw new Error(`${dataDir} is too long a path for the admin socket`);
+  socketPath = path;
 });
 
 afterEach(async () => {

@@ -1,5 +1,7 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { readdir, readFile, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createFrontendProject,
@@ -10,6 +12,10 @@ import {
 } from '../helpers/frontend-project.js';
 import { testDatabaseTarget } from '../helpers/database.js';
 import { TEST_KEY, useTestServer } from '../helpers/server.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** tsx's loader, so node runs the README's TypeScript as a front-end's toolchain would. */
+const TSX = pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
 
 /**
  * What a front-end writes against `petstore-service/client`. Every `@ts-expect-error` line must
@@ -98,13 +104,14 @@ describe.runIf(testDatabaseTarget().kind === 'pglite')(
       return built;
     };
 
+    // tsc's build, then the router type written out: over two minutes on a loaded machine.
     beforeAll(async () => {
       built = await createFrontendProject();
       await built.write('src/app.ts', APP);
       await built.write('src/call.js', CALL);
       await built.write('tsconfig.json', frontendTsconfig('NodeNext', ['src/app.ts']));
       await built.write('tsconfig.bundler.json', frontendTsconfig('Bundler', ['src/app.ts']));
-    }, 180_000);
+    }, 300_000);
 
     afterAll(() => built?.remove());
 
@@ -118,9 +125,24 @@ describe.runIf(testDatabaseTarget().kind === 'pglite')(
         const files = check.output
           .split('\n')
           .filter((line) => line.startsWith(project().serviceDir));
-        // Through package.json's exports to the built declarations, never to the sources.
+        // Through package.json's exports to the built declarations, never to the sources, and
+        // to no declaration of the server's: those reach into its packages.
         expect(files).toContain(join(project().serviceDir, 'dist/client/index.d.ts'));
         expect(files.filter((file) => !file.endsWith('.d.ts'))).toEqual([]);
+        expect(files.filter((file) => file.includes('/dist/server/'))).toEqual([]);
+        const packages = new Set(
+          check.output
+            .split('\n')
+            .map((line) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(line)?.[1])
+            .filter((name) => name !== undefined),
+        );
+        expect([...packages].sort()).toEqual([
+          '@trpc/client',
+          '@trpc/server',
+          'openapi-fetch',
+          'openapi-typescript-helpers',
+          'typescript',
+        ]);
       },
     );
 
@@ -135,6 +157,45 @@ describe.runIf(testDatabaseTarget().kind === 'pglite')(
         for (const [, specifier] of imports) {
           expect(specifier).toMatch(/^(\.\/[\w/-]+\.js|@trpc\/client|openapi-fetch)$/);
         }
+      }
+    });
+
+    it("runs the README's client snippet as written, its subscription included", async () => {
+      const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+      const snippet = /```ts\n([^`]*from 'petstore-service\/client'[^`]*)```/.exec(readme)?.[1];
+      if (snippet === undefined) throw new Error('README.md has no client snippet');
+      // The front-end installs eventsource itself; here it is the repository's copy.
+      await symlink(
+        join(ROOT, 'node_modules/eventsource'),
+        join(project().frontendDir, 'node_modules/eventsource'),
+        'dir',
+      );
+      await project().write(
+        'src/readme.ts',
+        snippet.replaceAll('http://127.0.0.1:3000', server.origin),
+      );
+      const child = spawn(process.execPath, ['--import', TSX, 'src/readme.ts'], {
+        cwd: project().frontendDir,
+        env: { PATH: process.env.PATH, PETSTORE_KEY: TEST_KEY },
+      });
+      let output = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+      try {
+        // The subscription starts with the next change, so changes are made until one arrives.
+        const deadline = Date.now() + 30_000;
+        while (!output.includes('pet.created') && child.exitCode === null) {
+          expect(Date.now(), output).toBeLessThan(deadline);
+          await fetch(`${server.origin}/v1/pets`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ name: 'Followed', categoryId: 4 }),
+          });
+          await new Promise((resolve) => setTimeout(resolve, 250));
+        }
+        expect(output).toMatch(/pet\.created \{[^}]*name: 'Followed'/);
+      } finally {
+        child.kill();
       }
     });
 

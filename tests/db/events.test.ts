@@ -129,7 +129,7 @@ describe.runIf(target.kind === 'postgres')('two writers on two connections (Post
     if (options.kind !== 'postgres') throw new Error('PostgreSQL only');
     const client = postgres(options.url, { max: 1, onnotice: () => undefined });
     clients.push(client);
-    return postgresRunner(client);
+    return postgresRunner(client, { prepared: true });
   };
   afterAll(() => Promise.all(clients.map((client) => client.end())));
 

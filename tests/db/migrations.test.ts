@@ -82,7 +82,7 @@ const target = testDatabaseTarget();
 if (target.kind === 'postgres') {
   describe('migrations on PostgreSQL', () => {
     it('survive several servers migrating the same database at once', async () => {
-      const { url, drop } = await createPostgresDatabase(target.url);
+      const { url, drop } = await createPostgresDatabase(target);
       try {
         await Promise.all(Array.from({ length: 4 }, () => migratePostgres(url)));
         const journal = JSON.parse(
@@ -145,7 +145,7 @@ async function atOlderRelease(
 async function upgradeTarget(): Promise<{ options: DatabaseOptions; destroy(): Promise<void> }> {
   const kind = testDatabaseTarget();
   if (kind.kind === 'postgres') {
-    const { url, drop } = await createPostgresDatabase(kind.url);
+    const { url, drop } = await createPostgresDatabase(kind);
     return { options: { kind: 'postgres', url, poolMax: 2 }, destroy: drop };
   }
   const dataDir = await mkdtemp(join(tmpdir(), 'petstore-upgrade-'));

@@ -11,7 +11,7 @@ import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
  * given to a connection whose socket has closed used to be buffered for a `setImmediate` write
  * to a null socket, an uncaught TypeError that ended the process. A transaction rolls back on
  * the connection it holds after its query failed, and a reserved connection keeps being used,
- * so every cut with a transaction or a stream lock in flight did it. These run postgres.js
+ * so every cut with a transaction in flight did it (or, before leased slots, a stream lock). These run postgres.js
  * through a proxy to the test server and cut it; unpatched, the process dies here. Both copies
  * the package installs for Node run: the ES module the service uses and the CommonJS one.
  */

@@ -36,7 +36,8 @@ describe.runIf(target.kind === 'postgres')(
     let drop: () => Promise<void>;
 
     beforeEach(async () => {
-      const database = await createPostgresDatabase(target.kind === 'postgres' ? target.url : '');
+      if (target.kind !== 'postgres') throw new Error('PostgreSQL only');
+      const database = await createPostgresDatabase(target);
       drop = database.drop;
       const direct = new URL(database.url);
       proxy = await startTcpProxy(direct.hostname, Number(direct.port || 5432));

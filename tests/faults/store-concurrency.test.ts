@@ -153,7 +153,7 @@ describe.runIf(target.kind === 'postgres')('the store across processes on Postgr
 
   beforeAll(async () => {
     if (target.kind !== 'postgres') return;
-    const { url, drop } = await createPostgresDatabase(target.url);
+    const { url, drop } = await createPostgresDatabase(target);
     cleanups.push(drop);
     const env = { DATABASE_URL: url, API_KEYS: KEY, RATE_LIMIT: 'off' };
     const started = await Promise.all([

@@ -3,17 +3,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
+import { inCI } from './ci.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 
 /** The one command that installs the browser the /docs test drives. */
-export const BROWSER_INSTALL_COMMAND = 'bash scripts/ci-browser.sh';
-
-/** CI is on when `CI` is set to anything but an empty string, `0` or `false`. */
-function inCI(): boolean {
-  const value = (process.env.CI ?? '').trim().toLowerCase();
-  return value !== '' && value !== '0' && value !== 'false';
-}
+export const BROWSER_INSTALL_COMMAND = 'bash scripts/ci-packages.sh';
 
 /**
  * Why a browser test should be skipped here, or undefined when it must run. It runs whenever

@@ -25,6 +25,6 @@ export async function createChildDatabase(): Promise<ChildDatabase> {
       },
     };
   }
-  const { url, drop } = await createPostgresDatabase(target.url);
+  const { url, drop } = await createPostgresDatabase(target);
   return { env: { DATABASE_URL: url }, destroy: drop };
 }

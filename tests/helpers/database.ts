@@ -3,7 +3,15 @@ import postgres from 'postgres';
 import { inject } from 'vitest';
 import { openDatabase, type DatabaseHandle, type DatabaseOptions } from '../../db/client.js';
 
-export type TestDatabaseTarget = { kind: 'pglite' } | { kind: 'postgres'; url: string };
+/**
+ * Where the project's tests keep their data. On PostgreSQL, `url` names the server; with
+ * `poolerUrl` (the `pgbouncer` project) the service reaches its database through that
+ * transaction-mode pooler, while tests create, inspect and drop it directly.
+ */
+export type TestDatabaseTarget =
+  { kind: 'pglite' } | { kind: 'postgres'; url: string; poolerUrl?: string };
+
+export type PostgresTarget = Extract<TestDatabaseTarget, { kind: 'postgres' }>;
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -31,7 +39,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     await handle.migrate();
     return { handle, options, destroy: () => handle.close() };
   }
-  const { url, drop } = await createPostgresDatabase(target.url);
+  const { url, drop } = await createPostgresDatabase(target);
   const options: DatabaseOptions = { kind: 'postgres', url, poolMax: 10 };
   const handle = await openDatabase(options);
   await handle.migrate();
@@ -45,10 +53,15 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   };
 }
 
-/** A database of its own on the server, so parallel files and runs never see each other's rows. */
+/**
+ * A database of its own on the server, so parallel files and runs never see each other's rows:
+ * `url` is how the service reaches it (through the pooler, if the target has one), `directUrl`
+ * the server itself.
+ */
 export async function createPostgresDatabase(
-  serverUrl: string,
-): Promise<{ url: string; drop: () => Promise<void> }> {
+  target: PostgresTarget,
+): Promise<{ url: string; directUrl: string; drop: () => Promise<void> }> {
+  const serverUrl = target.url;
   const name = `petstore_test_${process.pid}_${randomBytes(4).toString('hex')}`;
   const admin = postgres(serverUrl, { max: 1, onnotice: () => undefined });
   try {
@@ -56,10 +69,14 @@ export async function createPostgresDatabase(
   } finally {
     await admin.end();
   }
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
+  const withName = (base: string) => {
+    const url = new URL(base);
+    url.pathname = `/${name}`;
+    return url.toString();
+  };
   return {
-    url: url.toString(),
+    url: withName(target.poolerUrl ?? serverUrl),
+    directUrl: withName(serverUrl),
     drop: async () => {
       const cleanup = postgres(serverUrl, { max: 1, onnotice: () => undefined });
       try {

@@ -46,7 +46,8 @@ export interface FrontendProject {
  * `"petstore-service": "file:../service"`: the front-end's node_modules/petstore-service is a
  * link to the service folder, whose own node_modules serve its imports. The service folder holds
  * the repository's package.json and a fresh build by tsconfig.build.json; its node_modules is
- * a link to the repository's, so nothing is installed.
+ * a link to the repository's, so nothing is installed. The build is `npm run build`'s: tsc, then
+ * the client's router type written out in full.
  */
 export async function createFrontendProject(): Promise<FrontendProject> {
   const base = await mkdtemp(join(tmpdir(), 'petstore-frontend-'));
@@ -65,6 +66,11 @@ export async function createFrontendProject(): Promise<FrontendProject> {
       ROOT,
     );
     if (build.code !== 0) throw new Error(`tsc -p tsconfig.build.json failed:\n${build.output}`);
+    const outDir = join(serviceDir, 'dist');
+    const types = await run([join(outDir, 'scripts/client-types.js'), '--out-dir', outDir], {
+      cwd: ROOT,
+    });
+    if (types.code !== 0) throw new Error(`scripts/client-types.ts failed:\n${types.output}`);
 
     await mkdir(join(frontendDir, 'node_modules'), { recursive: true });
     await symlink('../../service', join(frontendDir, 'node_modules/petstore-service'), 'dir');
@@ -89,18 +95,23 @@ export async function createFrontendProject(): Promise<FrontendProject> {
   };
 }
 
-/** A front-end's strict tsconfig.json; `types: []` keeps the test machine's @types out. */
+/**
+ * A front-end's strict tsconfig.json, checking libraries too (tsc's default `skipLibCheck: false`);
+ * `types: []` keeps the test machine's @types out.
+ */
 export function frontendTsconfig(resolution: 'NodeNext' | 'Bundler', files: string[]): string {
   return JSON.stringify({
     compilerOptions: {
       target: 'ES2022',
       module: resolution === 'NodeNext' ? 'NodeNext' : 'ESNext',
       moduleResolution: resolution,
-      lib: ['ES2023', 'DOM'],
+      // @trpc/server's declarations name Disposable and AsyncDisposable (explicit resource
+      // management), which only this lib declares.
+      lib: ['ES2023', 'DOM', 'ESNext.Disposable'],
       types: [],
       strict: true,
       noEmit: true,
-      skipLibCheck: true,
+      skipLibCheck: false,
     },
     files,
   });

@@ -24,7 +24,7 @@ let first: ApiClient;
 beforeAll(async () => {
   const target = testDatabaseTarget();
   if (target.kind === 'postgres') {
-    const database = await createPostgresDatabase(target.url);
+    const database = await createPostgresDatabase(target);
     env = { DATABASE_URL: database.url, API_KEYS: API_KEY };
     cleanup = database.drop;
   } else {

@@ -58,7 +58,7 @@ if (target.kind === 'postgres') {
     let server: ChildServer;
 
     beforeAll(async () => {
-      ({ url, drop } = await createPostgresDatabase(target.url));
+      ({ url, drop } = await createPostgresDatabase(target));
       // Hundreds of creates from one key would meet the rate limit, which is not under test here.
       server = await spawnServer(
         { DATABASE_URL: url, API_KEYS: KEY, WORKERS: '2', RATE_LIMIT: 'off' },

@@ -54,7 +54,7 @@ describe.runIf(target.kind === 'postgres')('events across processes on PostgreSQ
 
   beforeAll(async () => {
     if (target.kind !== 'postgres') return;
-    ({ url, drop } = await createPostgresDatabase(target.url));
+    ({ url, drop } = await createPostgresDatabase(target));
   });
   afterAll(() => drop());
 

@@ -40,7 +40,7 @@ if (target.kind === 'postgres') {
     const { sink, logs } = logSink();
 
     beforeAll(async () => {
-      const created = await createPostgresDatabase(target.url);
+      const created = await createPostgresDatabase(target);
       drop = created.drop;
       const direct = new URL(created.url);
       proxy = await startTcpProxy(direct.hostname, Number(direct.port || 5432));

@@ -131,3 +131,25 @@ export async function readJsonBody(
   }
   return { text, value: parseJsonText(text) };
 }
+
+/** True when the request has a body: a length above 0, or a chunked one, which declares none. */
+function hasBody(req: IncomingMessage): boolean {
+  return (
+    Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined
+  );
+}
+
+/**
+ * An operation that takes no body (DELETE) refuses one as the others refuse a body they cannot
+ * read: 415 for a type that is not JSON, 413 past the size limit, 400 otherwise. Ignoring it
+ * would act on a request whose sender meant something the service never read.
+ */
+export async function refuseBody(req: IncomingMessage): Promise<void> {
+  if (!hasBody(req)) return;
+  checkEncoding(req.headers['content-encoding']);
+  if (!isJsonContentType(req.headers['content-type'])) {
+    throw unsupported('This operation takes no body; send none');
+  }
+  await readRaw(req);
+  throw new TRPCError({ code: 'BAD_REQUEST', message: 'This operation takes no body; send none' });
+}

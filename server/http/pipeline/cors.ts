@@ -1,24 +1,14 @@
 import type { IncomingMessage } from 'node:http';
+import { appendVary } from './request-state.js';
 
-/** What a browser script may read from our responses beyond the CORS-safelisted headers. */
-const EXPOSED_HEADERS = [
-  'Location',
-  'ETag',
-  'Link',
-  'X-Request-Id',
-  'RateLimit',
-  'RateLimit-Policy',
-  'RateLimit-Limit',
-  'RateLimit-Remaining',
-  'RateLimit-Reset',
-  'Retry-After',
-  'Deprecation',
-  'Sunset',
-  'Idempotent-Replayed',
-  'WWW-Authenticate',
-].join(', ');
-const ALLOWED_HEADERS =
-  'Authorization, Content-Type, Idempotency-Key, If-Match, If-None-Match, X-Request-Id';
+/** The header names CORS lets through, from what the service reads and documents. */
+export interface CorsHeaders {
+  /** Request headers a page may send (Access-Control-Allow-Headers). */
+  allowed: readonly string[];
+  /** Response headers a page may read (Access-Control-Expose-Headers). */
+  exposed: readonly string[];
+}
+
 const PREFLIGHT_MAX_AGE_SECONDS = '600';
 
 /**
@@ -27,8 +17,14 @@ const PREFLIGHT_MAX_AGE_SECONDS = '600';
  * 204: browsers send preflights without credentials, so they must not meet authentication.
  * Other origins get no CORS headers, and the browser keeps our answers from their scripts.
  */
-export function createCors(origins: readonly string[], routeMethods: readonly string[]) {
+export function createCors(
+  origins: readonly string[],
+  routeMethods: readonly string[],
+  names: CorsHeaders,
+) {
   const allowed = new Set(origins);
+  const allowedHeaders = names.allowed.join(', ');
+  const exposedHeaders = names.exposed.join(', ');
   // tRPC takes GET and POST; HEAD goes with GET, OPTIONS is the preflight itself.
   const allowedMethods = [...new Set([...routeMethods, 'GET', 'HEAD', 'POST', 'OPTIONS'])].join(
     ', ',
@@ -36,17 +32,17 @@ export function createCors(origins: readonly string[], routeMethods: readonly st
   return (req: IncomingMessage, headers: Record<string, string>): boolean => {
     if (allowed.size === 0) return false;
     // Answers differ by Origin, so shared caches must keep them apart.
-    headers.vary = 'Origin';
+    appendVary(headers, 'Origin');
     const origin = req.headers.origin;
     if (origin === undefined || !allowed.has(origin)) return false;
     headers['access-control-allow-origin'] = origin;
     const preflight = req.method === 'OPTIONS' && req.headers['access-control-request-method'];
     if (!preflight) {
-      headers['access-control-expose-headers'] = EXPOSED_HEADERS;
+      headers['access-control-expose-headers'] = exposedHeaders;
       return false;
     }
     headers['access-control-allow-methods'] = allowedMethods;
-    headers['access-control-allow-headers'] = ALLOWED_HEADERS;
+    headers['access-control-allow-headers'] = allowedHeaders;
     headers['access-control-max-age'] = PREFLIGHT_MAX_AGE_SECONDS;
     return true;
   };

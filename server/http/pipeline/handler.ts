@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { TRPCError, type AnyTRPCRouter } from '@trpc/server';
+import type { OpenAPIObject } from 'trpc-to-openapi';
 import type { DatabaseHandle } from '../../../db/client.js';
 import type { Authenticator } from '../../auth/authenticator.js';
 import type { FailureBudget } from '../../auth/failure-budget.js';
@@ -9,17 +10,19 @@ import type { AnyOperation } from '../../operations/define.js';
 import { summarizeError } from '../../process/error-summary.js';
 import type { Logger } from '../../process/logger.js';
 import type { RateLimiter } from '../../rate-limit/limiter.js';
+import { documentedHeaders } from '../../openapi/header-names.js';
 import { createContextInner } from '../../trpc/context.js';
 import { toTRPCError } from '../../trpc/errors.js';
 import { createPublicRoutes } from '../public/routes.js';
 import { createRestEndpoints, notFound } from '../rest/endpoints.js';
-import { createTrpcEndpoints } from '../trpc/endpoints.js';
+import { createTrpcEndpoints, TRPC_REQUEST_HEADERS } from '../trpc/endpoints.js';
+import { checkConditionalFields } from '../../versions/etag.js';
 import { authenticate } from './authenticate.js';
 import { readJsonBody } from './body.js';
 import { createCors } from './cors.js';
 import type { Match } from './endpoint.js';
 import { enforceRateLimit } from './rate-limit.js';
-import { createRequestState, type RequestState } from './request-state.js';
+import { createRequestState, REQUEST_ID_HEADER, type RequestState } from './request-state.js';
 import { sendError, sendTrpcError } from './respond.js';
 import { refuseRepeated, repeatedSingleton } from './singleton-headers.js';
 
@@ -37,7 +40,7 @@ export interface HandlerDeps {
   /** Failed authentications per client address; absent when that limit is off. */
   authFailures?: FailureBudget | undefined;
   logger: Logger;
-  openApiDocument: { servers?: { url: string }[] };
+  openApiDocument: OpenAPIObject;
   trustProxy: boolean;
   /** Browser origins allowed to call the API (CORS); empty allows none. */
   corsOrigins: readonly string[];
@@ -73,7 +76,11 @@ export function createRequestHandler(deps: HandlerDeps) {
   const { database, logger } = deps;
   const publicRoutes = createPublicRoutes(deps);
   const rest = createRestEndpoints(deps.operations);
-  const cors = createCors(deps.corsOrigins, rest.methods);
+  const documented = documentedHeaders(deps.openApiDocument);
+  const cors = createCors(deps.corsOrigins, rest.methods, {
+    allowed: [...documented.request, REQUEST_ID_HEADER, ...TRPC_REQUEST_HEADERS],
+    exposed: documented.response,
+  });
   // One line per failed request, with what an operator needs to match it to its request and
   // its cause; never the error's message, which may quote the statement's values.
   const logServerError = (error: TRPCError, state: RequestState) => {
@@ -119,6 +126,7 @@ export function createRequestHandler(deps: HandlerDeps) {
     const principal = await authenticate(deps, req, state, repeated === 'Authorization');
     await enforceRateLimit(deps.rateLimiter, principal.keyId, endpoint.calls, state);
     if (repeated) throw refuseRepeated(repeated);
+    checkConditionalFields(req.headers['if-match'], req.headers['if-none-match']);
     const body = endpoint.bodyTypes ? await readJsonBody(req, endpoint.bodyTypes) : undefined;
     const ctx = createContextInner({
       db: database.db,

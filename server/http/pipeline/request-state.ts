@@ -2,6 +2,9 @@ import type { IncomingMessage } from 'node:http';
 import { DatabaseBudget } from '../../../db/deadline.js';
 import { requestIdFrom } from './request-id.js';
 
+/** Read on every request, whatever its operation, so no operation of the document lists it. */
+export const REQUEST_ID_HEADER = 'X-Request-Id';
+
 /** Which kind of answer the request gets when it fails: the contract's Error body or tRPC's envelope. */
 export type Surface = 'rest' | 'trpc';
 
@@ -87,7 +90,7 @@ export function createRequestState(
   req: IncomingMessage,
   options: { trustProxy: boolean; fallbackOrigin: string },
 ): RequestState {
-  const requestId = requestIdFrom(req.headers['x-request-id']);
+  const requestId = requestIdFrom(req.headers[REQUEST_ID_HEADER.toLowerCase()]);
   const target = splitTarget(req.url ?? '/');
   const { path, query } = target;
   return {

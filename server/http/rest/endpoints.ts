@@ -2,6 +2,7 @@ import { TRPCError } from '@trpc/server';
 import type { AnyOperation } from '../../operations/define.js';
 import { execute } from '../../operations/execute.js';
 import { ifNoneMatchMatches } from '../../versions/etag.js';
+import { refuseBody } from '../pipeline/body.js';
 import { refusal, type Call, type Endpoint } from '../pipeline/endpoint.js';
 import type { RequestState } from '../pipeline/request-state.js';
 import { sendEmpty, sendJson } from '../pipeline/respond.js';
@@ -20,6 +21,8 @@ function endpointOf(route: RestRoute, captures: RegExpExecArray): Endpoint {
     calls: 1,
     bodyTypes: takesBody ? (binding.bodyTypes ?? JSON_BODY) : undefined,
     serve: async ({ req, res, state, ctx, body }: Call) => {
+      // RFC 9110 §9.3.5 gives a DELETE body no meaning: one sent is refused, not ignored.
+      if (binding.method === 'DELETE') await refuseBody(req);
       const input = body
         ? bodyInput(route, state.query, body, captures)
         : { ...queryInput(route, state.query), ...pathInput(route, captures) };

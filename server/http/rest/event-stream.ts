@@ -3,6 +3,7 @@ import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
 import { authorize } from '../../auth/authorize.js';
 import { isFeedBatch, type EventBody } from '../../events/feed.js';
+import { KeyRevokedError } from '../../events/key-watch.js';
 import type { EventRun } from '../../events/subscription.js';
 import { streamEvents } from '../../operations/events.js';
 import type { OperationContext } from '../../operations/define.js';
@@ -115,6 +116,9 @@ async function serve({ req, res, state, ctx }: Call): Promise<void> {
         if (res.destroyed || events.endedByShutdown) return;
       }
     }
+  } catch (error) {
+    // The key was revoked: the answer ends as a complete one, and a reconnect meets 401.
+    if (!(error instanceof KeyRevokedError)) throw error;
   } finally {
     clearInterval(keepalive);
     await events.return();

@@ -11,7 +11,9 @@ import { parseTrpcQuery, type TrpcQuery } from './query.js';
 
 const JSON_BODY = ['application/json'] as const;
 /** tRPC's adapter sends it on every answer; caches in front must not see a difference. */
-const VARY = 'trpc-accept, accept';
+/** What tRPC's wire reads beyond the document: answers vary by them, and browsers send them. */
+export const TRPC_REQUEST_HEADERS = ['trpc-accept', 'accept'];
+const VARY = TRPC_REQUEST_HEADERS.join(', ');
 
 export interface TrpcEndpointOptions {
   router: AnyTRPCRouter;

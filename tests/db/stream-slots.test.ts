@@ -1,0 +1,73 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { executeRows } from '../../db/database.js';
+import { takeStreamSlot } from '../../db/queries/stream-slots.js';
+import { StreamSlots } from '../../server/events/stream-slots.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+
+/**
+ * The per-key stream limit, counted in the database: each StreamSlots stands for one process
+ * (a holder of its own), as two processes or instances on one database are.
+ */
+let database: TestDatabase;
+const errors: unknown[] = [];
+const processSlots = () =>
+  new StreamSlots(database.handle.db, (error) => {
+    errors.push(error);
+  });
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+});
+
+afterAll(async () => {
+  expect(errors).toEqual([]);
+  await database.destroy();
+});
+
+describe('StreamSlots', () => {
+  it('counts one limit across processes and gives a released slot to the next', async () => {
+    const [first, second] = [processSlots(), processSlots()];
+    const held = [await first.acquire('k1', 2), await second.acquire('k1', 2)];
+    expect(held.every(Boolean)).toBe(true);
+    expect(await first.acquire('k1', 2)).toBeUndefined();
+    expect(await second.acquire('k1', 2)).toBeUndefined();
+    // Another key has slots of its own.
+    expect(await first.acquire('k2', 2)).toBeTypeOf('function');
+    held[0]?.();
+    expect(await first.acquire('k1', 2)).toBeTypeOf('function');
+    await Promise.all([first.close(), second.close()]);
+  });
+
+  it('gives exactly the limit to many acquires at once', async () => {
+    const holders = Array.from({ length: 4 }, processSlots);
+    const taken = await Promise.all(
+      Array.from({ length: 24 }, (_, i) => (holders[i % 4] as StreamSlots).acquire('k3', 5)),
+    );
+    expect(taken.filter(Boolean)).toHaveLength(5);
+    await Promise.all(holders.map((holder) => holder.close()));
+  });
+
+  it('takes over the slots of a holder whose lease ran out (a process that died)', async () => {
+    const { db } = database.handle;
+    // A lease that expired a second ago, as a killed process leaves it.
+    expect(
+      await takeStreamSlot(db, { keyId: 'k4', limit: 1, holder: 'dead', ttlSeconds: -1 }),
+    ).toBe(0);
+    const alive = processSlots();
+    expect(await alive.acquire('k4', 1)).toBeTypeOf('function');
+    await alive.close();
+  });
+
+  it('gives back every slot of a process that closes', async () => {
+    const slots = processSlots();
+    await slots.acquire('k5', 3);
+    await slots.acquire('k5', 3);
+    await slots.close();
+    const left = await executeRows<{ n: number }>(
+      database.handle.db,
+      sql`select count(*)::int as n from stream_slots where key_id = 'k5'`,
+    );
+    expect(left).toEqual([{ n: 0 }]);
+  });
+});
