@@ -18,6 +18,7 @@ import type { RateLimitSetting } from '../rate-limit/policy.js';
 import type { AnyOperation } from '../operations/define.js';
 import { appRouter, operations } from '../routers/_app.js';
 import { summarizeError } from './error-summary.js';
+import { startEmbeddedMaintenance } from './maintenance.js';
 import type { Logger } from './logger.js';
 
 /** The procedures an app serves: the service's own unless a test serves others. */
@@ -57,6 +58,8 @@ export interface AppOptions {
   eventRetentionSeconds?: number;
   /** Events queued for one stream at most; past it, the stream reads the log at its own pace. */
   eventStreamBuffer?: number;
+  /** Seconds between the embedded database's maintenance rounds (PGLITE_MAINTENANCE_INTERVAL). */
+  maintenanceIntervalSeconds?: number;
   /** How long a stream may stay behind after its queue overflowed (EVENT_STREAM_MAX_LAG). */
   eventStreamMaxLagSeconds?: number;
   /**
@@ -70,6 +73,7 @@ const DEFAULT_MAX_BATCH_CALLS = 20;
 const DEFAULT_AUTH_FAILURE_LIMIT: RateLimitSetting = { limit: 30, windowSeconds: 60 };
 const DEFAULT_STREAMS_PER_KEY = 20;
 const DEFAULT_EVENT_RETENTION_SECONDS = 7 * 86_400;
+const DEFAULT_MAINTENANCE_INTERVAL_SECONDS = 60;
 /** Some hundred KB per stream at most: a client that falls further behind reads the log. */
 const DEFAULT_STREAM_BUFFER = 1_000;
 const DEFAULT_STREAM_MAX_LAG_SECONDS = 30;
@@ -191,6 +195,11 @@ export function createApp(options: AppOptions): App {
       );
     },
   );
+  const maintenance = startEmbeddedMaintenance(
+    database,
+    logger,
+    options.maintenanceIntervalSeconds ?? DEFAULT_MAINTENANCE_INTERVAL_SECONDS,
+  );
   let closing = false;
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const server = createServer({
@@ -240,6 +249,7 @@ export function createApp(options: AppOptions): App {
         }, graceMs);
         purge.stop();
         retention.stop();
+        maintenance.stop();
         notifier.stop();
         server.close(() => {
           clearTimeout(force);

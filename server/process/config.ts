@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
+import { DEFAULT_EMBEDDED_SETTINGS } from '../../db/embedded/settings.js';
 import { parseRateLimit } from '../rate-limit/policy.js';
 
 const baseUrl = z
@@ -57,6 +58,11 @@ const duration = z
   })
   .pipe(z.number().int().min(60));
 
+/** A size as PostgreSQL reads it in its settings: `16MB`, `512kB`, `1GB`. */
+const postgresSize = z
+  .string()
+  .regex(/^\d+(kB|MB|GB)$/, 'expected a size such as 16MB, 512kB or 1GB');
+
 const workers = z
   .union([z.literal('auto'), z.coerce.number().int().min(1).max(256)])
   .default(1)
@@ -73,6 +79,12 @@ const configSchema = z.object({
   DATABASE_DIRECT_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(1000).default(10),
   PGLITE_DIR: z.string().min(1).default('./.data/pglite'),
+  /** PostgreSQL settings of the embedded database (db/embedded/settings.ts says why). */
+  PGLITE_SHARED_BUFFERS: postgresSize.default(DEFAULT_EMBEDDED_SETTINGS.sharedBuffers),
+  PGLITE_MAX_WAL_SIZE: postgresSize.default(DEFAULT_EMBEDDED_SETTINGS.maxWalSize),
+  PGLITE_MIN_WAL_SIZE: postgresSize.default(DEFAULT_EMBEDDED_SETTINGS.minWalSize),
+  /** Seconds between the embedded database's analyze/vacuum rounds (PGlite has no autovacuum). */
+  PGLITE_MAINTENANCE_INTERVAL: duration.default(60),
   MIGRATE_ON_START: z.stringbool().default(true),
   API_KEYS: commaList,
   PUBLIC_BASE_URL: baseUrl.optional(),

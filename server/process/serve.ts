@@ -1,4 +1,5 @@
 import type { DatabaseHandle } from '../../db/client.js';
+import { maintainTables } from '../../db/embedded/maintenance.js';
 import { claimKeysSocket } from '../admin/keys-socket.js';
 import { adminSocketPath } from '../admin/protocol.js';
 import { openConfiguredDatabase } from './database.js';
@@ -31,6 +32,12 @@ async function prepareDatabase(
     );
   }
   if (config.MIGRATE_ON_START) await database.migrate();
+  if (database.kind === 'pglite') {
+    // Before the first request: a folder filled while the service was stopped has no
+    // statistics, and every list would scan it until the background maintenance came round.
+    const steps = await maintainTables(database.db);
+    if (steps.length > 0) logger.info({ steps }, 'embedded database statistics refreshed');
+  }
   const issued = await ensureApiKey(database, config.API_KEYS);
   if (issued) handOverFirstKey(issued, config, logger);
 }
@@ -67,6 +74,7 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
     eventStreamsPerKey: config.EVENT_STREAMS_PER_KEY,
     eventRetentionSeconds: config.EVENTS_RETENTION,
     eventStreamMaxLagSeconds: config.EVENT_STREAM_MAX_LAG,
+    maintenanceIntervalSeconds: config.PGLITE_MAINTENANCE_INTERVAL,
   });
   const address = await app.listen(config.PORT, config.HOST);
   logger.info(

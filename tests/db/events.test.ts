@@ -98,7 +98,7 @@ describe('pruneEvents', () => {
     const left = (await eventsAfter(db(), 0, 100)).map((event) => event.id);
     expect(left.filter((id) => old.includes(id))).toEqual(old.slice(2));
 
-    expect(await pruneExpiredEvents(db(), 3_600)).toBe(3);
+    expect((await pruneExpiredEvents(db(), 3_600)).deleted).toBe(3);
     expect(await prunedThrough(db())).toBe(old[4]);
     expect(await pruneEvents(db(), 3_600, 2)).toBe(0);
     expect(await prunedThrough(db()), 'never moves back').toBe(old[4]);

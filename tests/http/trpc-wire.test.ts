@@ -6,6 +6,7 @@ import { defineMutation, defineQuery, type AnyOperation } from '../../server/ope
 import { operations as appOperations } from '../../server/routers/_app.js';
 import { ordersRouter } from '../../server/routers/orders.js';
 import { petsRouter } from '../../server/routers/pets.js';
+import { storeRouter } from '../../server/routers/store.js';
 import { router } from '../../server/trpc/init.js';
 import { proceduresOf } from '../../server/trpc/procedures.js';
 import { issueApiKey } from '../../server/auth/issue-api-key.js';
@@ -65,7 +66,12 @@ const fails = {
 };
 
 const api = {
-  router: router({ pets: petsRouter, orders: ordersRouter, fails: router(proceduresOf(fails)) }),
+  router: router({
+    pets: petsRouter,
+    orders: ordersRouter,
+    store: storeRouter,
+    fails: router(proceduresOf(fails)),
+  }),
   operations: new Map<string, AnyOperation>([
     ...appOperations,
     ...Object.entries(fails).map(([name, operation]): [string, AnyOperation] => [
