@@ -1,9 +1,10 @@
 import cluster from 'node:cluster';
 import { parseArgs } from 'node:util';
 import { runPrimary } from './process/cluster.js';
-import { CONFIG_VARIABLES, ConfigError, loadConfig } from './process/config.js';
+import { CONFIG_VARIABLES, loadConfig } from './process/config.js';
 import { createLogger } from './process/logger.js';
 import { serve } from './process/serve.js';
+import { exitOnStartFailure } from './process/start-failure.js';
 
 const USAGE = `Usage: npm start [-- --help]
        node dist/server/main.js [--help]
@@ -37,18 +38,8 @@ async function main(): Promise<void> {
   }
   const config = loadConfig();
   const logger = createLogger(config.LOG_LEVEL);
-  if (cluster.isWorker) return serve(config, logger, { prepare: false });
-  if (config.WORKERS > 1) return runPrimary(config, logger);
-  return serve(config, logger, { prepare: true });
+  if (cluster.isPrimary && config.WORKERS > 1) await runPrimary(config, logger);
+  else await serve(config, logger);
 }
 
-main().catch((error: unknown) => {
-  if (error instanceof ConfigError) {
-    process.stderr.write(`${error.message}\n`);
-    process.exit(78);
-  }
-  process.stderr.write(
-    `Failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-  );
-  process.exit(1);
-});
+main().catch(exitOnStartFailure);

@@ -31,6 +31,11 @@ export interface Api {
 export interface AppOptions {
   api?: Api;
   database: DatabaseHandle;
+  /**
+   * False while the start-up work (migrations, the key check) waits for the database: every
+   * request that needs it is then 503, and so is `/readyz`. Tests' databases are ready.
+   */
+  prepared?: () => boolean;
   logger: Logger;
   /** The app's metrics; its own when absent (served only where serve() opens METRICS_PORT). */
   metrics?: ServiceMetrics;
@@ -164,6 +169,7 @@ export function createApp(options: AppOptions): App {
     notifier,
     operations: api.operations,
     database,
+    prepared: options.prepared ?? (() => true),
     authenticator,
     rateLimiter,
     authFailures,

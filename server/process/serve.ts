@@ -11,10 +11,17 @@ import type { Config } from './config.js';
 import { handOverFirstKey } from './first-key.js';
 import type { Logger } from './logger.js';
 import { serveProcessMetrics, shareWorkerMetrics } from './metrics-server.js';
+import { prepare } from './preparation.js';
 import { onShutdownSignal } from './shutdown.js';
+import { exitOnStartFailure } from './start-failure.js';
 
-/** Migrations and the first key: once per deployment start, before any request is served. */
-export async function prepareDatabase(
+/**
+ * Migrations and the first key, before the database serves a request. While PostgreSQL is
+ * unreachable nobody can tell whether a key exists: the service starts, serves nothing that
+ * needs the database, and checks once it answers; with no key it then exits 78, as it would
+ * have at start.
+ */
+async function prepareDatabase(
   database: DatabaseHandle,
   config: Config,
   logger: Logger,
@@ -43,18 +50,19 @@ export async function prepareDatabase(
  * (up to SHUTDOWN_TIMEOUT), then closes the database: PGlite must shut down cleanly to keep
  * its data folder consistent.
  */
-export async function serve(
-  config: Config,
-  logger: Logger,
-  options: { prepare: boolean },
-): Promise<void> {
+export async function serve(config: Config, logger: Logger): Promise<void> {
   const keysSocket = await embeddedKeysSocket(config, logger);
   const database = await openConfiguredDatabase(config);
-  if (options.prepare) await prepareDatabase(database, config, logger);
+  const preparation = await prepare(
+    () => prepareDatabase(database, config, logger),
+    logger,
+    exitOnStartFailure,
+  );
   keysSocket?.serve(database);
 
   const app = createApp({
     database,
+    prepared: preparation.done,
     logger,
     apiKeys: config.API_KEYS,
     publicBaseUrl: config.PUBLIC_BASE_URL,
@@ -80,6 +88,7 @@ export async function serve(
 
   const graceMs = config.SHUTDOWN_TIMEOUT * 1000;
   onShutdownSignal(logger, graceMs, async () => {
+    preparation.stop();
     await metrics?.close();
     await keysSocket?.close();
     await app.close(graceMs);

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AnyTRPCRouter, TRPCError } from '@trpc/server';
+import { TRPCError, type AnyTRPCRouter } from '@trpc/server';
 import type { OpenAPIObject } from 'trpc-to-openapi';
 import type { DatabaseHandle } from '../../../db/client.js';
 import type { Authenticator } from '../../auth/authenticator.js';
@@ -34,6 +34,8 @@ export interface HandlerDeps {
   streams: EventStreams;
   notifier: ChangeNotifier;
   database: DatabaseHandle;
+  /** False until the start-up work has run on the database; nothing may use it before. */
+  prepared: () => boolean;
   authenticator: Authenticator;
   /** Absent when rate limiting is off. */
   rateLimiter?: RateLimiter | undefined;
@@ -58,6 +60,11 @@ const SERVER_FAILURES: Partial<Record<TRPCError['code'], string>> = {
   INTERNAL_SERVER_ERROR: 'request failed: internal error',
   SERVICE_UNAVAILABLE: 'request failed: the database is unavailable',
 };
+
+const NOT_PREPARED = new TRPCError({
+  code: 'SERVICE_UNAVAILABLE',
+  message: 'The database is not answering yet',
+});
 
 /** Answers that depend on the caller's key must not be kept by any cache on the way. */
 const NO_STORE = 'no-store';
@@ -127,6 +134,8 @@ export function createRequestHandler(deps: HandlerDeps) {
     if (match.public) return match.endpoint.serve(req, res, state);
     const { endpoint } = match;
     state.headers['cache-control'] = NO_STORE;
+    // Before its migrations ran, the database may lack the tables a request would read.
+    if (!deps.prepared()) throw NOT_PREPARED;
     const principal = await authenticate(deps, req, state, repeated === 'Authorization');
     await enforceRateLimit(
       deps.rateLimiter,
