@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import postgres from 'postgres';
+import { findPets, inventory } from './floor-finding.js';
 import { broadcast, follow } from './floor-followers.js';
 
 /**
@@ -169,8 +170,10 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   if (url.pathname === '/v1/pets' && req.method === 'GET') {
     const limit = Number(url.searchParams.get('limit') ?? 20);
     const status = url.searchParams.get('status');
-    const rows =
-      status && STATUSES.has(status)
+    const finding = url.searchParams.has('name') || url.searchParams.has('id');
+    const rows = finding
+      ? await findPets(sql, url.searchParams, limit)
+      : status && STATUSES.has(status)
         ? await sql`select id, name, category_id as "categoryId", status from pets where status = ${status} and deleted_at is null and id > ${0} order by id limit ${limit}`
         : await sql`select id, name, category_id as "categoryId", status from pets where deleted_at is null and id > ${0} order by id limit ${limit}`;
     send(
@@ -203,6 +206,11 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     const created = toPet(row ?? {});
     if (row) broadcast([{ ...row, id: row.event_id as string }]);
     send(res, 201, created, { location: `http://floor/v1/pets/${created.id}` });
+    return;
+  }
+  if (url.pathname === '/v1/store/inventory' && req.method === 'GET') {
+    const counts = await inventory(sql);
+    send(res, 200, counts, { etag: `"${counts?.available}.${counts?.pending}.${counts?.sold}"` });
     return;
   }
   const match = /^\/v1\/pets\/(\d+)$/.exec(url.pathname);

@@ -16,6 +16,8 @@ import {
 } from './report.js';
 import { scenarios, soakMix, withStreamsOpen, workersScenario } from './scenarios.js';
 import { runStreamPhase } from './stream-phase.js';
+import { runEmbeddedPhase, POSTGRES_DEFAULTS } from './embedded-report.js';
+import { DEFAULT_EMBEDDED_SETTINGS } from '../db/embedded/settings.js';
 import { BENCH_PETS, resetWriteState, seedBenchDatabase } from './seed.js';
 
 const { values: args } = parseArgs({
@@ -28,6 +30,8 @@ const { values: args } = parseArgs({
     smoke: { type: 'boolean', default: false },
     only: { type: 'string' },
     streams: { type: 'boolean', default: false },
+    embedded: { type: 'string' },
+    'pglite-defaults': { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
 });
@@ -36,7 +40,9 @@ if (args.help) {
     'npm run bench -- [--duration s] [--rounds n] [--soak s] [--connections n] [--database url] [--smoke]\n' +
       '  --smoke: 1 s per scenario, one round, 2 s soak, no report (CI catches breakage, never timing)\n' +
       '  --only <text>: only the paired rounds of scenarios whose name contains <text>, no report\n' +
-      '  --streams: only the phase with 1,000 event streams open, no report\n',
+      '  --streams: only the phase with 1,000 event streams open, no report\n' +
+      '  --embedded <pets,...>: only the embedded phase, a PGlite folder of each size (10000,1000000)\n' +
+      "  --pglite-defaults: the embedded phase with PostgreSQL's own memory and WAL settings\n",
   );
   process.exit(0);
 }
@@ -51,11 +57,21 @@ const KEY = 'bench-key';
 const FLOOR_PORT = 4101;
 const SERVICE_PORT = 4102;
 const WORKERS_PORT = 4103;
+const EMBEDDED_PORT = 4107;
 // Server on core 0, load generator on core 1, when the machine has two.
 const [serverCore, loadCore] = availableParallelism() > 1 ? [0, 1] : [0, 0];
 const load = { connections, duration, key: KEY, core: loadCore };
 
 execFileSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' });
+if (args.embedded) {
+  await runEmbeddedPhase(
+    args.embedded.split(',').map(Number),
+    args['pglite-defaults'] ? POSTGRES_DEFAULTS : DEFAULT_EMBEDDED_SETTINGS,
+    // A port of its own: another bench's service on SERVICE_PORT would answer for it.
+    { port: EMBEDDED_PORT, core: serverCore },
+  );
+  process.exit(0);
+}
 const databaseUrl = await seedBenchDatabase(args.database, 'petstore_bench');
 
 function startService(port: number, env: Record<string, string>, core?: number) {
@@ -71,6 +87,8 @@ function startService(port: number, env: Record<string, string>, core?: number) 
       RATE_LIMIT: 'off',
       LOG_LEVEL: 'info',
       EVENT_STREAMS_PER_KEY: '5000',
+      // Measured as an operator runs it: with the metrics listener on, its collectors included.
+      METRICS_PORT: String(port + 1000),
       ...env,
     },
   );

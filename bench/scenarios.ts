@@ -68,6 +68,20 @@ const restPlaceOrder: Scenario = {
   ],
 };
 
+/** Finding: a rare part of a name (the trigram index), and five ids (the primary key). */
+const restListByName: Scenario = {
+  name: 'REST list-by-name',
+  requests: [{ path: '/v1/pets?name=et%204242&limit=20', method: 'GET' }],
+};
+const restListByIds: Scenario = {
+  name: 'REST list-by-ids',
+  requests: [{ path: '/v1/pets?id=17%2C777%2C4242%2C9001%2C9999', method: 'GET' }],
+};
+const restInventory: Scenario = {
+  name: 'REST inventory',
+  requests: [{ path: '/v1/store/inventory', method: 'GET' }],
+};
+
 export const scenarios: Scenario[] = [
   restList20,
   {
@@ -78,6 +92,9 @@ export const scenarios: Scenario[] = [
   restCreate,
   restUpdate,
   restPlaceOrder,
+  restListByName,
+  restListByIds,
+  restInventory,
   trpcList20,
   trpcGet,
   {

@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { sql } from 'drizzle-orm';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
@@ -8,6 +9,11 @@ import { preferNamedWhenDirect } from './direct-connection.js';
 import { attachRunner, pgliteRunner, postgresRunner } from './runner.js';
 import type { Database } from './database.js';
 import { dumpPglite } from './backup.js';
+import {
+  DEFAULT_EMBEDDED_SETTINGS,
+  pgliteOptions,
+  type EmbeddedSettings,
+} from './embedded/settings.js';
 import { migratePglite, migratePostgres } from './migrate.js';
 import * as schema from './schema.js';
 
@@ -24,7 +30,7 @@ export type DatabaseOptions =
        */
       directUrl?: string;
     }
-  | { kind: 'pglite'; dataDir: string };
+  | { kind: 'pglite'; dataDir: string; settings?: EmbeddedSettings };
 
 export interface DatabaseHandle {
   readonly kind: DatabaseOptions['kind'];
@@ -47,6 +53,8 @@ export interface DatabaseHandle {
   ): Promise<{ unlisten(): Promise<void> }>;
   /** PGlite only: a consistent copy of the data folder, as a gzipped tar (db/backup.ts). */
   readonly dump?: () => Promise<Blob>;
+  /** Connections the process may hold: DATABASE_POOL_MAX on PostgreSQL, 1 on PGlite. */
+  readonly poolSize: number;
   close(): Promise<void>;
 }
 
@@ -71,7 +79,7 @@ function reconnectDelaySeconds(retries: number): number {
 export function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   return options.kind === 'postgres'
     ? Promise.resolve(openPostgres(options.url, options.poolMax, options.directUrl))
-    : openPglite(options.dataDir);
+    : openPglite(options.dataDir, options.settings ?? DEFAULT_EMBEDDED_SETTINGS);
 }
 
 function openPostgres(url: string, poolMax: number, directUrl?: string): DatabaseHandle {
@@ -92,6 +100,7 @@ function openPostgres(url: string, poolMax: number, directUrl?: string): Databas
   return {
     kind: 'postgres',
     db,
+    poolSize: poolMax,
     migrate: () => migratePostgres(directUrl ?? url),
     ping: async () => {
       await db.execute(sql`select 1`);
@@ -118,14 +127,19 @@ function openPostgres(url: string, poolMax: number, directUrl?: string): Databas
   };
 }
 
-async function openPglite(dataDir: string): Promise<DatabaseHandle> {
+async function openPglite(dataDir: string, settings: EmbeddedSettings): Promise<DatabaseHandle> {
   if (!dataDir.includes('://')) mkdirSync(dataDir, { recursive: true });
-  const client = await PGlite.create(dataDir);
+  // The migrations create pg_trgm; PGlite can only do so when the extension is loaded.
+  const client = await PGlite.create(dataDir, {
+    ...pgliteOptions(settings),
+    extensions: { pg_trgm },
+  });
   const db = drizzlePglite(client, { schema, casing: schema.DATABASE_CASING });
   attachRunner(db, pgliteRunner(client));
   return {
     kind: 'pglite',
     db,
+    poolSize: 1,
     migrate: () => migratePglite(db),
     ping: async () => {
       await db.execute(sql`select 1`);

@@ -17,6 +17,12 @@ export class DatabaseDeadlineError extends Error {
   readonly code = 'DATABASE_DEADLINE';
 }
 
+/** Told when a budget's database work starts and when all of it has settled (metrics). */
+export interface WorkTracker {
+  enter(): void;
+  leave(): void;
+}
+
 /**
  * One request's time on the database: every piece of database work the request does (the key
  * lookup, then the operation) draws on the same budget, and only while that work is pending.
@@ -28,7 +34,10 @@ export class DatabaseBudget {
   private pending = 0;
   private since = 0;
 
-  constructor(readonly limitMs = DATABASE_DEADLINE_MS) {}
+  constructor(
+    readonly limitMs = DATABASE_DEADLINE_MS,
+    private readonly tracker?: WorkTracker,
+  ) {}
 
   /**
    * Settles with `work`, or rejects once the budget runs out. The query itself is not cancelled
@@ -37,7 +46,10 @@ export class DatabaseBudget {
    */
   within<T>(work: Promise<T>): Promise<T> {
     const now = performance.now();
-    if (this.pending++ === 0) this.since = now;
+    if (this.pending++ === 0) {
+      this.since = now;
+      this.tracker?.enter();
+    }
     const leftMs = this.limitMs - this.spentMs - (now - this.since);
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(
@@ -50,7 +62,10 @@ export class DatabaseBudget {
       );
       const settle = () => {
         clearTimeout(timer);
-        if (--this.pending === 0) this.spentMs += performance.now() - this.since;
+        if (--this.pending === 0) {
+          this.spentMs += performance.now() - this.since;
+          this.tracker?.leave();
+        }
       };
       work.then(
         (value) => {

@@ -22,7 +22,7 @@ export async function migratePglite(db: PgliteDatabase<Record<string, unknown>>)
  * for good. A transaction keeps its server connection until it ends, on any pooler.
  */
 export async function migratePostgres(url: string): Promise<void> {
-  const options = { max: 1, connect_timeout: 10, prepare: false, onnotice: () => undefined };
+  const options = { max: 1, connect_timeout: 5, prepare: false, onnotice: () => undefined };
   const lock = postgres(url, options);
   const client = postgres(url, options);
   try {

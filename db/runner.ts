@@ -10,6 +10,12 @@ import { DATABASE_CASING } from './schema.js';
 export interface Statement {
   sql: string;
   params: unknown[];
+  /**
+   * Planned for its values on every run. A prepared statement may switch to one generic plan
+   * for all values, and where the best plan depends on the value (how rare a name is), that
+   * plan can read every row; unprepared, PostgreSQL plans each run with its parameters.
+   */
+  planEachRun?: boolean;
 }
 
 const dialect = new PgDialect({ casing: DATABASE_CASING });
@@ -54,7 +60,9 @@ function postgresRows(client: Sql | ReservedSql, mode: StatementMode): Runner['r
   // garbage under load (docs/performance.md).
   return (statement, values) =>
     client
-      .unsafe<unknown[][]>(statement.sql, params(statement, values), { prepare: mode.prepared })
+      .unsafe<unknown[][]>(statement.sql, params(statement, values), {
+        prepare: mode.prepared && statement.planEachRun !== true,
+      })
       .values();
 }
 

@@ -9,7 +9,7 @@ export interface paths {
         };
         /**
          * List animals
-         * @description Animals in ascending id order, optionally filtered by status. When more exist, the `Link` header points at the next page; following it until it is absent visits every matching animal exactly once.
+         * @description Animals in ascending id order, optionally filtered by status, ids, category and name (all filters given must hold). When more exist, the `Link` header points at the next page, with the same filters; following it until it is absent visits every matching animal exactly once. An index serves every filter, so finding stays fast as the store grows.
          *
          *     Stability: stable. Changes to it keep to the compatibility policy of version 1.
          */
@@ -38,7 +38,7 @@ export interface paths {
         /**
          * Return one animal by id
          * @deprecated
-         * @description Deprecated: to be removed on 5 December 2030. Use `GET /pets` with the `status` filter instead.
+         * @description Deprecated: to be removed on 5 December 2030. Use `GET /pets?id={petId}` instead (listPets with the `id` filter).
          *
          *     Stability: stable. Changes to it keep to the compatibility policy of version 1.
          */
@@ -117,6 +117,28 @@ export interface paths {
          *     Stability: beta. It may still change before it is declared stable.
          */
         patch: operations["updateOrder"];
+        trace?: never;
+    };
+    "/store/inventory": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count the animals by status
+         * @description How many animals exist in each status, read from counts the database keeps with every change: as fast at a million animals as at a thousand. Beta: its shape may still change in a minor release.
+         *
+         *     Stability: beta. It may still change before it is declared stable.
+         */
+        get: operations["getInventory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/events/tickets": {
@@ -221,6 +243,24 @@ export interface components {
              * @example 2026-11-24T09:30:00.000Z
              */
             updatedAt: string;
+        };
+        /** @description How many animals exist in each status; every status is present. */
+        Inventory: {
+            /**
+             * Format: int64
+             * @description Animals that exist with status `available`.
+             */
+            available: number;
+            /**
+             * Format: int64
+             * @description Animals that exist with status `pending`.
+             */
+            pending: number;
+            /**
+             * Format: int64
+             * @description Animals that exist with status `sold`.
+             */
+            sold: number;
         };
         /** @description A short-lived, single-use ticket for a browser EventSource (experimental). */
         StreamTicket: {
@@ -348,6 +388,9 @@ export interface operations {
             query?: {
                 limit?: number;
                 status?: components["schemas"]["PetStatus"];
+                id?: string;
+                categoryId?: number;
+                name?: string;
                 cursor?: string;
             };
             header?: never;
@@ -359,7 +402,7 @@ export interface operations {
             /** @description A page of animals. */
             200: {
                 headers: {
-                    /** @description RFC 8288 link to the next page, `<{base}/pets?limit=N[&status=S]&cursor=C>; rel="next"`; absent on the last page. */
+                    /** @description RFC 8288 link to the next page, `<{base}/pets?limit=N[&status=S][&id=I][&categoryId=C][&name=T]&cursor=C>; rel="next"`; absent on the last page. */
                     Link?: string;
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -370,7 +413,7 @@ export interface operations {
                     "application/json": components["schemas"]["Pet"][];
                 };
             };
-            /** @description Invalid or unknown query parameter, or a cursor that was altered or issued for another `status`. */
+            /** @description Invalid or unknown query parameter, or a cursor that was altered or issued for other filters. */
             400: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -1499,6 +1542,106 @@ export interface operations {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key has spent its window's request quota, or the client address has failed authentication too often; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error. */
+            500: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable; retry shortly. */
+            503: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getInventory: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the counts still have this ETag. */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The number of animals in each status. */
+            200: {
+                headers: {
+                    /** @description Strong validator of these counts; it changes whenever a count does. Send it in `If-None-Match` to read only when they changed. */
+                    ETag: string;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Inventory"];
+                };
+            };
+            /** @description `If-None-Match` names the current version: no body. */
+            304: {
+                headers: {
+                    /** @description Strong validator of these counts; it changes whenever a count does. Send it in `If-None-Match` to read only when they changed. */
+                    ETag: string;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A query parameter was sent; this operation takes none. */
+            400: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };

@@ -1,4 +1,4 @@
-import { asc, lt, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { Database } from '../database.js';
 import { runnerFor, runnerOf, statementOf, transaction, type Queryable } from '../runner.js';
 import { eventRetention, events, type eventType } from '../schema.js';
@@ -106,33 +106,36 @@ export async function prunedThrough(db: Database): Promise<number> {
   return row?.through ?? 0;
 }
 
+const pruneStatement = statementOf(sql`
+  with oldest as (
+    select id from events
+    where occurred_at < now() - make_interval(secs => ${sql.placeholder('retentionSeconds')}::int)
+    order by occurred_at limit ${sql.placeholder('batchSize')}::int
+  ),
+  deleted as (delete from events where id = any(array(select id from oldest)) returning id),
+  recorded as (
+    insert into event_retention (id, pruned_through)
+    select 1, max(id) from deleted having count(*) > 0
+    on conflict (id) do update
+      set pruned_through = greatest(event_retention.pruned_through, excluded.pruned_through)
+  )
+  select count(*)::int from deleted`);
+
 /**
  * Deletes at most `batchSize` events older than the retention, oldest first, and records the
- * highest id deleted, in one transaction. Returns how many went.
+ * highest id deleted, in one statement. Returns how many went. The batch is found through
+ * events_occurred_at_idx in time order, so it reads only the rows it deletes: ordered by id
+ * and filtered on time, it walked every kept event before finding there was nothing to do.
+ * Ids and times agree but for transactions that overlapped, so an event a moment younger than
+ * one deleted may outlive it: resuming from it is refused (410) a few seconds early, never late.
+ * `= any(array(...))` makes the delete look its ids up in the primary key; `in (...)` let the
+ * planner hash them and scan the whole table to delete them.
  */
-export function pruneEvents(db: Database, retentionSeconds: number, batchSize: number) {
-  return db.transaction(async (tx) => {
-    const cutoff = sql`now() - make_interval(secs => ${retentionSeconds})`;
-    const oldest = tx
-      .select({ id: events.id })
-      .from(events)
-      .where(lt(events.occurredAt, cutoff))
-      .orderBy(asc(events.id))
-      .limit(batchSize);
-    const deleted = await tx
-      .delete(events)
-      .where(sql`${events.id} in (${oldest})`)
-      .returning({ id: events.id });
-    const through = Math.max(0, ...deleted.map((row) => row.id));
-    if (through > 0) {
-      await tx
-        .insert(eventRetention)
-        .values({ prunedThrough: through })
-        .onConflictDoUpdate({
-          target: eventRetention.id,
-          set: { prunedThrough: sql`greatest(${eventRetention.prunedThrough}, ${through})` },
-        });
-    }
-    return deleted.length;
-  });
+export async function pruneEvents(
+  db: Database,
+  retentionSeconds: number,
+  batchSize: number,
+): Promise<number> {
+  const [row] = await runnerOf(db).rows(pruneStatement, { retentionSeconds, batchSize });
+  return Number(row?.[0] ?? 0);
 }

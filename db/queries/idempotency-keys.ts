@@ -1,4 +1,4 @@
-import { and, lt, sql } from 'drizzle-orm';
+import { and, asc, lt, sql } from 'drizzle-orm';
 import type { Database } from '../database.js';
 import { statementOf, type Runner } from '../runner.js';
 import { idempotencyKeys, type StoredResponse } from '../schema.js';
@@ -82,8 +82,11 @@ export async function saveIdempotencyRecord(
 }
 
 /**
- * Deletes at most `batchSize` expired rows. SKIP LOCKED lets it pass over a row a request is
- * replacing at this moment instead of waiting for it.
+ * Deletes at most `batchSize` expired rows, oldest first through idempotency_keys_created_at_idx
+ * (without the order the planner may scan the table for them), and deletes them by their
+ * row addresses (a key list `in (...)` was hashed against a scan of the whole table). SKIP
+ * LOCKED lets it pass over a row a request is replacing at this moment instead of waiting for
+ * it; the rows it locked keep their addresses until the statement ends.
  */
 export async function deleteExpiredIdempotencyKeys(
   db: Database,
@@ -91,18 +94,16 @@ export async function deleteExpiredIdempotencyKeys(
   batchSize: number,
 ): Promise<number> {
   const expired = db
-    .select({ apiKeyId: idempotencyKeys.apiKeyId, key: idempotencyKeys.key })
+    .select({ row: sql`ctid` })
     .from(idempotencyKeys)
     .where(lt(idempotencyKeys.createdAt, cutoff(ttlSeconds)))
+    .orderBy(asc(idempotencyKeys.createdAt))
     .limit(batchSize)
     .for('update', { skipLocked: true });
   const deleted = await db
     .delete(idempotencyKeys)
     .where(
-      and(
-        lt(idempotencyKeys.createdAt, cutoff(ttlSeconds)),
-        sql`(${idempotencyKeys.apiKeyId}, ${idempotencyKeys.key}) in (${expired})`,
-      ),
+      and(lt(idempotencyKeys.createdAt, cutoff(ttlSeconds)), sql`ctid = any(array(${expired}))`),
     )
     .returning({ key: idempotencyKeys.key });
   return deleted.length;

@@ -1,7 +1,14 @@
-import { sql } from 'drizzle-orm';
-import { runnerFor, statementOf, transaction, type Queryable, type Runner } from '../runner.js';
+import { sql, type SQL } from 'drizzle-orm';
+import {
+  runnerFor,
+  statementOf,
+  transaction,
+  type Queryable,
+  type Runner,
+  type Statement,
+} from '../runner.js';
 import type { Database } from '../database.js';
-import type { orders } from '../schema.js';
+import { orderStatus, type orders } from '../schema.js';
 
 export type OrderStatus = (typeof orders.status.enumValues)[number];
 
@@ -92,13 +99,39 @@ export async function setOrderStatus(
 
 const barrier = statementOf(sql`select pg_advisory_xact_lock(${ORDER_ID_ORDER_LOCK})`);
 
-// A null filter matches every row: one statement serves every combination of filters.
-const pageStatement = statementOf(sql`
-  select ${ORDER_COLUMNS} from orders
-  where id > ${sql.placeholder('after')}
-    and (${sql.placeholder('status')}::order_status is null or status = ${sql.placeholder('status')}::order_status)
-    and (${sql.placeholder('petId')}::bigint is null or pet_id = ${sql.placeholder('petId')}::bigint)
-  order by id limit ${sql.placeholder('limit')}`);
+function pageStatement(filters: SQL) {
+  return statementOf(sql`
+    select ${ORDER_COLUMNS} from orders
+    where id > ${sql.placeholder('after')}${filters}
+    order by id limit ${sql.placeholder('limit')}`);
+}
+
+const byPet = sql` and pet_id = ${sql.placeholder('petId')}::bigint`;
+
+/**
+ * A statement per combination of filters, and per status: each gets a plan of its own. One
+ * statement with `$x is null or ...` for every combination scanned every order once the plan
+ * cache settled on a generic plan; and a generic plan for `status = $1` cannot tell a rare
+ * status (walk its index) from a common one (walk the ids), a literal status can.
+ */
+function statementsFor(status: OrderStatus | undefined) {
+  const byStatus = status === undefined ? sql`` : sql` and status = ${sql.raw(`'${status}'`)}`;
+  return { any: pageStatement(byStatus), pet: pageStatement(sql`${byStatus}${byPet}`) };
+}
+
+const anyStatus = statementsFor(undefined);
+const perStatus = new Map(orderStatus.enumValues.map((status) => [status, statementsFor(status)]));
+
+export interface OrderFilters {
+  status?: OrderStatus | undefined;
+  petId?: number | undefined;
+}
+
+/** The page statement for the filters that are set. */
+export function orderPageStatement({ status, petId }: OrderFilters): Statement {
+  const statements = (status && perStatus.get(status)) ?? anyStatus;
+  return petId === undefined ? statements.any : statements.pet;
+}
 
 /**
  * One keyset page of orders after `after` in id order, optionally of one status and pet, read
@@ -106,18 +139,14 @@ const pageStatement = statementOf(sql`
  */
 export function listOrders(
   db: Database,
-  options: {
-    limit: number;
-    after: number;
-    status?: OrderStatus | undefined;
-    petId?: number | undefined;
-  },
+  options: OrderFilters & { limit: number; after: number },
 ): Promise<OrderRow[]> {
-  const { limit, after, status = null, petId = null } = options;
+  const { limit, after, status, petId } = options;
+  const statement = orderPageStatement(options);
   return transaction(db, async (tx) => {
     await tx.rows(barrier);
     // A statement of its own, so its snapshot is taken once those orders are settled.
-    const rows = await tx.rows(pageStatement, { after, status, petId, limit });
+    const rows = await tx.rows(statement, { after, status, petId, limit });
     return rows.map(toOrder);
   });
 }

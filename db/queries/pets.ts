@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import { QueryBuilder } from 'drizzle-orm/pg-core';
 import { runnerFor, statementOf, type Queryable } from '../runner.js';
 import { DATABASE_CASING, pets } from '../schema.js';
@@ -19,7 +19,7 @@ export type VersionedPetRow = PetRow & Pick<typeof pets.$inferSelect, 'version'>
  * come as arrays and are mapped by position, here and nowhere else. bigint comes as text from
  * postgres.js and as a number from PGlite; ids stay below 2^53.
  */
-const petColumns = {
+export const petColumns = {
   id: pets.id,
   name: pets.name,
   categoryId: pets.categoryId,
@@ -28,7 +28,7 @@ const petColumns = {
 const versionedPetColumns = { ...petColumns, version: pets.version };
 export const PET_COLUMNS = 'id, name, category_id, status, version';
 
-function toPet(row: unknown[]): PetRow {
+export function toPet(row: unknown[]): PetRow {
   return {
     id: Number(row[0]),
     name: row[1] as string,
@@ -44,38 +44,6 @@ export function toVersionedPet(row: unknown[]): VersionedPetRow {
 /** Pets that have not been deleted. */
 const livePet = isNull(pets.deletedAt);
 const builder = new QueryBuilder({ casing: DATABASE_CASING });
-
-function pageStatement(where: SQL | undefined) {
-  return statementOf(
-    builder
-      .select(petColumns)
-      .from(pets)
-      .where(where)
-      .orderBy(asc(pets.id))
-      .limit(sql.placeholder('limit')),
-  );
-}
-
-const afterId = gt(pets.id, sql.placeholder('after'));
-const pageStatements = {
-  anyStatus: pageStatement(and(livePet, afterId)),
-  oneStatus: pageStatement(and(eq(pets.status, sql.placeholder('status')), livePet, afterId)),
-};
-
-/** One keyset page: live pets after `after` in id order, optionally of one status. */
-export async function listPets(
-  on: Queryable,
-  options: { limit: number; status?: PetStatus | undefined; after?: number | undefined },
-): Promise<PetRow[]> {
-  const { limit, status, after = 0 } = options;
-  const statement = status ? pageStatements.oneStatus : pageStatements.anyStatus;
-  const rows = await runnerFor(on).rows(statement, { status, after, limit });
-  // A loop, not rows.map: postgres.js answers an Array subclass, whose map is several times slower.
-  const page = new Array<PetRow>(rows.length);
-  let index = 0;
-  for (const row of rows) page[index++] = toPet(row);
-  return page;
-}
 
 const byId = statementOf(
   builder

@@ -1,12 +1,21 @@
 import type { Database } from '../../db/database.js';
 import { pruneEvents } from '../../db/queries/events.js';
-import { deleteInBatches, PURGE_SCHEDULE, runPeriodically } from '../process/periodic.js';
+import {
+  deleteInBatches,
+  PURGE_SCHEDULE,
+  runPeriodically,
+  type PurgeResult,
+} from '../process/periodic.js';
 
 const PRUNE_BATCH_SIZE = 1_000;
 
 /** Deletes events past the retention, oldest first, and records the last id deleted. */
-export function pruneExpiredEvents(db: Database, retentionSeconds: number): Promise<number> {
-  return deleteInBatches((size) => pruneEvents(db, retentionSeconds, size), PRUNE_BATCH_SIZE);
+export function pruneExpiredEvents(
+  db: Database,
+  retentionSeconds: number,
+  batchSize = PRUNE_BATCH_SIZE,
+): Promise<PurgeResult> {
+  return deleteInBatches((size) => pruneEvents(db, retentionSeconds, size), batchSize);
 }
 
 export function startEventRetention(

@@ -1,6 +1,7 @@
 import { TRPCError } from '@trpc/server';
 import type { DatabaseHandle } from '../../db/client.js';
 import { lastEventId, prunedThrough, type EventType } from '../../db/queries/events.js';
+import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import type { Logger } from '../process/logger.js';
 import { GoneError } from '../trpc/errors.js';
 import { EventFeed } from './feed.js';
@@ -21,6 +22,7 @@ export interface EventStreamsOptions {
   maxLagMs: number;
   /** How long a stream ticket stays valid. */
   ticketTtlSeconds?: number | undefined;
+  metrics: Pick<ServiceMetrics, 'openStreams' | 'eventsDelivered' | 'streamsCutOff'>;
 }
 
 export interface StreamRequest {
@@ -101,6 +103,7 @@ export class EventStreams {
       release();
       throw error;
     }
+    const { metrics } = this.options;
     const subscription = new Subscription(
       this.feed,
       {
@@ -108,20 +111,26 @@ export class EventStreams {
         types: request.types && new Set(request.types),
         maxQueued: this.options.maxQueued,
         maxLagMs: this.options.maxLagMs,
+        onTaken: (count) => {
+          metrics.eventsDelivered.inc(count);
+        },
       },
       (reason) => {
         this.open.delete(subscription);
+        metrics.openStreams.dec();
         unwatch();
         release();
         // A revoked key's stream ends as an answer (REST) or an error the client reads (tRPC);
         // only a stream cut off for not reading loses its connection.
         if (reason instanceof TRPCError && !(reason instanceof KeyRevokedError)) {
+          metrics.streamsCutOff.inc();
           request.onCutOff();
         }
       },
     );
     const unwatch = this.keys.add(request.keyId, subscription);
     this.open.add(subscription);
+    metrics.openStreams.inc();
     return subscription;
   }
 

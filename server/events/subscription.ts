@@ -21,6 +21,8 @@ export interface SubscriptionOptions {
   maxQueued: number;
   /** How long a consumer whose queue overflowed may stay behind the live events. */
   maxLagMs: number;
+  /** Told how many events the consumer took (metrics). */
+  onTaken: (count: number) => void;
 }
 
 /**
@@ -168,6 +170,7 @@ export class Subscription implements FeedSubscriber, AsyncIterableIterator<Event
     const event = run?.[this.offset];
     if (!run || !event) throw new Error('queued events are missing');
     this.queued--;
+    this.options.onTaken(1);
     if (++this.offset === run.length) {
       this.runs.shift();
       this.offset = 0;
@@ -186,6 +189,7 @@ export class Subscription implements FeedSubscriber, AsyncIterableIterator<Event
     const [first] = runs;
     if (first && this.offset > 0) runs[0] = first.slice(this.offset);
     this.offset = 0;
+    this.options.onTaken(this.queued);
     this.queued = 0;
     return runs;
   }

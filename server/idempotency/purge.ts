@@ -1,18 +1,23 @@
 import type { Database } from '../../db/database.js';
 import { deleteExpiredIdempotencyKeys } from '../../db/queries/idempotency-keys.js';
-import { deleteInBatches, PURGE_SCHEDULE, runPeriodically } from '../process/periodic.js';
+import {
+  deleteInBatches,
+  PURGE_SCHEDULE,
+  runPeriodically,
+  type PurgeResult,
+} from '../process/periodic.js';
 import { IDEMPOTENCY_TTL_SECONDS } from './replay.js';
 
 const PURGE_BATCH_SIZE = 1_000;
 
 /**
  * Deletes expired keys in small batches. Lookups already ignore expired rows, so lateness
- * here only costs disk space. Returns how many rows went.
+ * here only costs disk space.
  */
 export function purgeExpiredIdempotencyKeys(
   db: Database,
   batchSize = PURGE_BATCH_SIZE,
-): Promise<number> {
+): Promise<PurgeResult> {
   return deleteInBatches(
     (size) => deleteExpiredIdempotencyKeys(db, IDEMPOTENCY_TTL_SECONDS, size),
     batchSize,

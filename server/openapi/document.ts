@@ -15,7 +15,7 @@ type SchemaMap = NonNullable<NonNullable<OpenAPIObject['components']>['schemas']
 
 const TAGS = [
   { name: 'pets', description: 'The animals offered in the store.' },
-  { name: 'store', description: 'Orders for the animals (beta).' },
+  { name: 'store', description: 'Orders for the animals, and the inventory (beta).' },
   { name: 'events', description: 'Every change, as it happens (experimental).' },
 ];
 

@@ -35,7 +35,7 @@ export const listPets = defineQuery({
     operationId: 'listPets',
     summary: 'List animals',
     description:
-      'Animals in ascending id order, optionally filtered by status. When more exist, the `Link` header points at the next page; following it until it is absent visits every matching animal exactly once.',
+      'Animals in ascending id order, optionally filtered by status, ids, category and name (all filters given must hold). When more exist, the `Link` header points at the next page, with the same filters; following it until it is absent visits every matching animal exactly once. An index serves every filter, so finding stays fast as the store grows.',
     tags: ['pets'],
     stability: 'stable',
     successStatus: 200,
@@ -43,11 +43,11 @@ export const listPets = defineQuery({
     responseHeaders: z.object({
       Link: z.string().optional().meta({
         description:
-          'RFC 8288 link to the next page, `<{base}/pets?limit=N[&status=S]&cursor=C>; rel="next"`; absent on the last page.',
+          'RFC 8288 link to the next page, `<{base}/pets?limit=N[&status=S][&id=I][&categoryId=C][&name=T]&cursor=C>; rel="next"`; absent on the last page.',
       }),
     }),
     errorResponses: {
-      400: 'Invalid or unknown query parameter, or a cursor that was altered or issued for another `status`.',
+      400: 'Invalid or unknown query parameter, or a cursor that was altered or issued for other filters.',
     },
   },
   handler: async (ctx, input) => {
@@ -132,7 +132,7 @@ export const getPet = defineQuery({
     operationId: 'getPet',
     summary: 'Return one animal by id',
     description:
-      'Deprecated: to be removed on 5 December 2030. Use `GET /pets` with the `status` filter instead.',
+      'Deprecated: to be removed on 5 December 2030. Use `GET /pets?id={petId}` instead (listPets with the `id` filter).',
     tags: ['pets'],
     stability: 'stable',
     // The interface document shipped it deprecated: the first release of this service.

@@ -10,6 +10,7 @@ import { createChangeNotifier } from '../events/notifier.js';
 import { startEventRetention } from '../events/retention.js';
 import { EventStreams } from '../events/streams.js';
 import { startIdempotencyPurge } from '../idempotency/purge.js';
+import { ServiceMetrics } from '../metrics/service-metrics.js';
 import { buildOpenApiDocument } from '../openapi/document.js';
 import { createFailureBudget } from '../auth/failure-budget.js';
 import { createRateLimiter, type RateLimiter } from '../rate-limit/limiter.js';
@@ -18,6 +19,7 @@ import type { RateLimitSetting } from '../rate-limit/policy.js';
 import type { AnyOperation } from '../operations/define.js';
 import { appRouter, operations } from '../routers/_app.js';
 import { summarizeError } from './error-summary.js';
+import { startEmbeddedMaintenance } from './maintenance.js';
 import type { Logger } from './logger.js';
 
 /** The procedures an app serves: the service's own unless a test serves others. */
@@ -29,7 +31,14 @@ export interface Api {
 export interface AppOptions {
   api?: Api;
   database: DatabaseHandle;
+  /**
+   * False while the start-up work (migrations, the key check) waits for the database: every
+   * request that needs it is then 503, and so is `/readyz`. Tests' databases are ready.
+   */
+  prepared?: () => boolean;
   logger: Logger;
+  /** The app's metrics; its own when absent (served only where serve() opens METRICS_PORT). */
+  metrics?: ServiceMetrics;
   apiKeys: readonly string[];
   publicBaseUrl: string;
   stagingBaseUrl?: string | undefined;
@@ -52,6 +61,8 @@ export interface AppOptions {
   eventRetentionSeconds?: number;
   /** Events queued for one stream at most; past it, the stream reads the log at its own pace. */
   eventStreamBuffer?: number;
+  /** Seconds between the embedded database's maintenance rounds (PGLITE_MAINTENANCE_INTERVAL). */
+  maintenanceIntervalSeconds?: number;
   /** How long a stream may stay behind after its queue overflowed (EVENT_STREAM_MAX_LAG). */
   eventStreamMaxLagSeconds?: number;
   /** How long a stream ticket stays valid (EVENT_TICKET_TTL, default 60 s). */
@@ -67,6 +78,7 @@ const DEFAULT_MAX_BATCH_CALLS = 20;
 const DEFAULT_AUTH_FAILURE_LIMIT: RateLimitSetting = { limit: 30, windowSeconds: 60 };
 const DEFAULT_STREAMS_PER_KEY = 20;
 const DEFAULT_EVENT_RETENTION_SECONDS = 7 * 86_400;
+const DEFAULT_MAINTENANCE_INTERVAL_SECONDS = 60;
 /** Some hundred KB per stream at most: a client that falls further behind reads the log. */
 const DEFAULT_STREAM_BUFFER = 1_000;
 const DEFAULT_STREAM_MAX_LAG_SECONDS = 30;
@@ -104,6 +116,7 @@ export interface App {
   server: Server;
   authenticator: Authenticator;
   rateLimiter: RateLimiter | undefined;
+  metrics: ServiceMetrics;
   listen(port: number, host: string): Promise<AddressInfo>;
   /** Stops accepting, lets in-flight requests finish (up to `graceMs`), then closes the rest. */
   close(graceMs?: number): Promise<void>;
@@ -124,6 +137,7 @@ function endConnectionAfter(res: ServerResponse): void {
 export function createApp(options: AppOptions): App {
   const { database, logger } = options;
   const api = options.api ?? { router: appRouter, operations };
+  const metrics = options.metrics ?? new ServiceMetrics(database.poolSize);
   const authenticator = new Authenticator(database.db, options.apiKeys, (error: unknown) => {
     logger.warn({ err: summarizeError(error, { stack: false }) }, 'could not record API key use');
   });
@@ -149,6 +163,7 @@ export function createApp(options: AppOptions): App {
     maxQueued: options.eventStreamBuffer ?? DEFAULT_STREAM_BUFFER,
     maxLagMs: (options.eventStreamMaxLagSeconds ?? DEFAULT_STREAM_MAX_LAG_SECONDS) * 1000,
     ticketTtlSeconds: options.eventTicketTtlSeconds,
+    metrics,
   });
   const notifier = createChangeNotifier(database, logger);
   const handler = createRequestHandler({
@@ -157,10 +172,12 @@ export function createApp(options: AppOptions): App {
     notifier,
     operations: api.operations,
     database,
+    prepared: options.prepared ?? (() => true),
     authenticator,
     rateLimiter,
     authFailures,
     logger,
+    metrics,
     openApiDocument: buildOpenApiDocument(api.router, api.operations, {
       productionUrl: options.publicBaseUrl,
       stagingUrl: options.stagingBaseUrl,
@@ -194,6 +211,11 @@ export function createApp(options: AppOptions): App {
       );
     },
   );
+  const maintenance = startEmbeddedMaintenance(
+    database,
+    logger,
+    options.maintenanceIntervalSeconds ?? DEFAULT_MAINTENANCE_INTERVAL_SECONDS,
+  );
   let closing = false;
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const server = createServer({
@@ -222,6 +244,7 @@ export function createApp(options: AppOptions): App {
     server,
     authenticator,
     rateLimiter,
+    metrics,
     listen: (port, host) =>
       new Promise((resolve, reject) => {
         server.once('error', reject);
@@ -244,6 +267,7 @@ export function createApp(options: AppOptions): App {
         purge.stop();
         ticketPurge.stop();
         retention.stop();
+        maintenance.stop();
         notifier.stop();
         server.close(() => {
           clearTimeout(force);

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
+import { DEFAULT_EMBEDDED_SETTINGS } from '../../db/embedded/settings.js';
 import { parseRateLimit } from '../rate-limit/policy.js';
 
 const baseUrl = z
@@ -55,51 +56,97 @@ const duration = z
     const [, amount = '0', unit = 's'] = DURATION.exec(text) ?? [];
     return Number(amount) * DURATION_SECONDS[unit as keyof typeof DURATION_SECONDS];
   })
-  .pipe(z.number().int().min(60));
+  .pipe(z.number().int().min(60, 'expected at least a minute, such as 60s or 1m'));
+
+/** A whole number in [min, max], with one message that says so whatever is wrong with it. */
+const integer = (min: number, max: number) => {
+  const expected = `expected a whole number from ${min} to ${max}`;
+  return z.coerce.number({ error: expected }).int(expected).min(min, expected).max(max, expected);
+};
+
+const port = integer(0, 65535);
+
+const flag = z.stringbool({ error: 'expected true or false (also 1/0, yes/no, on/off)' });
+
+/** A size as PostgreSQL reads it in its settings: `16MB`, `512kB`, `1GB`. */
+const postgresSize = z
+  .string()
+  .regex(/^\d+(kB|MB|GB)$/, 'expected a size such as 16MB, 512kB or 1GB');
 
 const workers = z
-  .union([z.literal('auto'), z.coerce.number().int().min(1).max(256)])
+  .union([z.literal('auto'), integer(1, 256)], {
+    error: 'expected auto or a whole number from 1 to 256',
+  })
   .default(1)
   .transform((value) => (value === 'auto' ? availableParallelism() : value));
 
 const configSchema = z.object({
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  HOST: z.string().min(1).default('127.0.0.1'),
-  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+  PORT: port.default(3000),
+  HOST: z.string().trim().min(1, 'expected a host name or address').default('127.0.0.1'),
+  DATABASE_URL: z
+    .url({ protocol: /^postgres(ql)?$/, error: 'expected postgres://user:password@host/db' })
+    .optional(),
   /**
    * A direct connection to PostgreSQL when DATABASE_URL names a pooler in transaction mode: for
    * LISTEN and the migrations' lock, which need a session of their own.
    */
-  DATABASE_DIRECT_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
-  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(1000).default(10),
+  DATABASE_DIRECT_URL: z
+    .url({ protocol: /^postgres(ql)?$/, error: 'expected postgres://user:password@host/db' })
+    .optional(),
+  DATABASE_POOL_MAX: integer(1, 1000).default(10),
   PGLITE_DIR: z.string().min(1).default('./.data/pglite'),
-  MIGRATE_ON_START: z.stringbool().default(true),
+  /** PostgreSQL settings of the embedded database (db/embedded/settings.ts says why). */
+  PGLITE_SHARED_BUFFERS: postgresSize.default(DEFAULT_EMBEDDED_SETTINGS.sharedBuffers),
+  PGLITE_MAX_WAL_SIZE: postgresSize.default(DEFAULT_EMBEDDED_SETTINGS.maxWalSize),
+  PGLITE_MIN_WAL_SIZE: postgresSize.default(DEFAULT_EMBEDDED_SETTINGS.minWalSize),
+  /** Seconds between the embedded database's analyze/vacuum rounds (PGlite has no autovacuum). */
+  PGLITE_MAINTENANCE_INTERVAL: duration.default(60),
+  MIGRATE_ON_START: flag.default(true),
   API_KEYS: commaList,
   PUBLIC_BASE_URL: baseUrl.optional(),
   STAGING_BASE_URL: baseUrl.optional(),
-  TRUST_PROXY: z.stringbool().default(false),
+  TRUST_PROXY: flag.default(false),
   RATE_LIMIT: rateSetting('600/60s'),
   /** Failed authentications per client address before keys never seen get no lookup. */
   AUTH_FAILURE_LIMIT: rateSetting('30/60s'),
-  REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  REDIS_URL: z
+    .url({ protocol: /^rediss?$/, error: 'expected redis://host:port or rediss://host:port' })
+    .optional(),
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+      error: 'expected fatal, error, warn, info, debug, trace or silent',
+    })
+    .default('info'),
   /** Signs pagination cursors; unset, a built-in default is used (see the README). */
-  CURSOR_SECRET: z.string().min(32).optional(),
+  CURSOR_SECRET: z.string().min(32, 'expected at least 32 characters').optional(),
   /** Seconds in-flight requests get to finish after SIGTERM/SIGINT before connections are cut. */
-  SHUTDOWN_TIMEOUT: z.coerce.number().min(0).max(3600).default(10),
+  SHUTDOWN_TIMEOUT: z.coerce
+    .number({ error: 'expected seconds from 0 to 3600' })
+    .min(0, 'expected seconds from 0 to 3600')
+    .max(3600, 'expected seconds from 0 to 3600')
+    .default(10),
   CORS_ORIGINS: origins,
   /** How long events are kept for streams to resume from (seconds once parsed). */
   EVENTS_RETENTION: duration.default(7 * 86_400),
   /** Event streams one API key may hold open, REST and tRPC together. */
-  EVENT_STREAMS_PER_KEY: z.coerce.number().int().min(1).max(10_000).default(20),
+  EVENT_STREAMS_PER_KEY: integer(1, 10_000).default(20),
   /** Seconds a stream may stay behind the live events after its queue overflowed. */
-  EVENT_STREAM_MAX_LAG: z.coerce.number().int().min(1).max(3600).default(30),
+  EVENT_STREAM_MAX_LAG: integer(1, 3600).default(30),
   /** Seconds a stream ticket (POST /v1/events/tickets) stays valid before its stream opens. */
-  EVENT_TICKET_TTL: z.coerce.number().int().min(1).max(3600).default(60),
+  EVENT_TICKET_TTL: integer(1, 3600).default(60),
   /** Calls one tRPC batch may hold; each counts against the key's rate limit. */
-  TRPC_MAX_BATCH: z.coerce.number().int().min(1).max(1000).default(20),
+  TRPC_MAX_BATCH: integer(1, 1000).default(20),
   WORKERS: workers,
+  /** Serves GET /metrics (Prometheus) on a listener of its own; unset, metrics are not served. */
+  METRICS_PORT: port.optional(),
+  METRICS_HOST: z.string().trim().min(1, 'expected a host name or address').default('127.0.0.1'),
 });
+
+/** Values that may hold a credential are never repeated in a message. */
+const SECRET = new Set(['API_KEYS', 'CURSOR_SECRET', 'DATABASE_URL', 'REDIS_URL']);
+
+/** Every variable the service reads, in the order docs/operations.md lists them. */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(configSchema.shape);
 
 export type Config = Omit<z.infer<typeof configSchema>, 'PUBLIC_BASE_URL'> & {
   PUBLIC_BASE_URL: string;
@@ -109,17 +156,30 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
+/**
+ * The base URL of the address the service listens on, for the OpenAPI document when
+ * PUBLIC_BASE_URL is unset. A wildcard address names no host to call: it becomes localhost.
+ */
+function listeningBaseUrl(host: string, port: number): string {
+  const callable = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
+  return `http://${callable.includes(':') ? `[${callable}]` : callable}:${port}/v1`;
+}
+
 /** The one place that reads the environment; everything else receives a Config. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
   const parsed = configSchema.safeParse(present);
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+    const lines = parsed.error.issues.map((issue) => {
+      const name = String(issue.path[0]);
+      const value = SECRET.has(name) ? '' : `=${JSON.stringify(present[name] ?? '')}`;
+      return `  ${name}${value}: ${issue.message}`;
+    });
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const config = parsed.data;
   return {
     ...config,
-    PUBLIC_BASE_URL: config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}/v1`,
+    PUBLIC_BASE_URL: config.PUBLIC_BASE_URL ?? listeningBaseUrl(config.HOST, config.PORT),
   };
 }

@@ -14,6 +14,14 @@ export function openConfiguredDatabase(
           poolMax,
           ...(config.DATABASE_DIRECT_URL && { directUrl: config.DATABASE_DIRECT_URL }),
         }
-      : { kind: 'pglite', dataDir: config.PGLITE_DIR },
+      : {
+          kind: 'pglite',
+          dataDir: config.PGLITE_DIR,
+          settings: {
+            sharedBuffers: config.PGLITE_SHARED_BUFFERS,
+            maxWalSize: config.PGLITE_MAX_WAL_SIZE,
+            minWalSize: config.PGLITE_MIN_WAL_SIZE,
+          },
+        },
   );
 }

@@ -40,18 +40,26 @@ export function runPeriodically(
   };
 }
 
+export interface PurgeResult {
+  deleted: number;
+  /** Statements it took: each deleted at most one batch. */
+  batches: number;
+}
+
 /**
  * Calls `deleteBatch` until it deletes fewer than `batchSize` rows: each batch its own short
- * statement, so a purge never holds many locks at once. Returns how many rows went in all.
+ * statement, so a purge never holds many locks at once, and on PGlite, which runs one
+ * statement at a time, requests get their turn between batches.
  */
 export async function deleteInBatches(
   deleteBatch: (batchSize: number) => Promise<number>,
   batchSize: number,
-): Promise<number> {
-  let total = 0;
+): Promise<PurgeResult> {
+  const result = { deleted: 0, batches: 0 };
   for (;;) {
     const deleted = await deleteBatch(batchSize);
-    total += deleted;
-    if (deleted < batchSize) return total;
+    result.deleted += deleted;
+    result.batches += 1;
+    if (deleted < batchSize) return result;
   }
 }

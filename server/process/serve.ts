@@ -1,4 +1,7 @@
+import cluster from 'node:cluster';
+import type { Registry } from 'prom-client';
 import type { DatabaseHandle } from '../../db/client.js';
+import { maintainTables } from '../../db/embedded/maintenance.js';
 import { claimKeysSocket } from '../admin/keys-socket.js';
 import { adminSocketPath } from '../admin/protocol.js';
 import { openConfiguredDatabase } from './database.js';
@@ -7,10 +10,18 @@ import { ensureApiKey } from '../auth/bootstrap.js';
 import type { Config } from './config.js';
 import { handOverFirstKey } from './first-key.js';
 import type { Logger } from './logger.js';
+import { serveProcessMetrics, shareWorkerMetrics } from './metrics-server.js';
+import { prepare } from './preparation.js';
 import { onShutdownSignal } from './shutdown.js';
+import { exitOnStartFailure } from './start-failure.js';
 
-/** Migrations and the first key: once per deployment start, before any request is served. */
-export async function prepareDatabase(
+/**
+ * Migrations and the first key, before the database serves a request. While PostgreSQL is
+ * unreachable nobody can tell whether a key exists: the service starts, serves nothing that
+ * needs the database, and checks once it answers; with no key it then exits 78, as it would
+ * have at start.
+ */
+async function prepareDatabase(
   database: DatabaseHandle,
   config: Config,
   logger: Logger,
@@ -24,6 +35,12 @@ export async function prepareDatabase(
     );
   }
   if (config.MIGRATE_ON_START) await database.migrate();
+  if (database.kind === 'pglite') {
+    // Before the first request: a folder filled while the service was stopped has no
+    // statistics, and every list would scan it until the background maintenance came round.
+    const steps = await maintainTables(database.db);
+    if (steps.length > 0) logger.info({ steps }, 'embedded database statistics refreshed');
+  }
   const issued = await ensureApiKey(database, config.API_KEYS);
   if (issued) handOverFirstKey(issued, config, logger);
 }
@@ -33,18 +50,19 @@ export async function prepareDatabase(
  * (up to SHUTDOWN_TIMEOUT), then closes the database: PGlite must shut down cleanly to keep
  * its data folder consistent.
  */
-export async function serve(
-  config: Config,
-  logger: Logger,
-  options: { prepare: boolean },
-): Promise<void> {
+export async function serve(config: Config, logger: Logger): Promise<void> {
   const keysSocket = await embeddedKeysSocket(config, logger);
   const database = await openConfiguredDatabase(config);
-  if (options.prepare) await prepareDatabase(database, config, logger);
+  const preparation = await prepare(
+    () => prepareDatabase(database, config, logger),
+    logger,
+    exitOnStartFailure,
+  );
   keysSocket?.serve(database);
 
   const app = createApp({
     database,
+    prepared: preparation.done,
     logger,
     apiKeys: config.API_KEYS,
     publicBaseUrl: config.PUBLIC_BASE_URL,
@@ -60,19 +78,33 @@ export async function serve(
     eventRetentionSeconds: config.EVENTS_RETENTION,
     eventStreamMaxLagSeconds: config.EVENT_STREAM_MAX_LAG,
     eventTicketTtlSeconds: config.EVENT_TICKET_TTL,
+    maintenanceIntervalSeconds: config.PGLITE_MAINTENANCE_INTERVAL,
   });
   const address = await app.listen(config.PORT, config.HOST);
   logger.info(
     { address: `http://${address.address}:${address.port}`, database: database.kind },
     'listening',
   );
+  const metrics = await serveMetrics(config, app.metrics.registry, logger);
 
   const graceMs = config.SHUTDOWN_TIMEOUT * 1000;
   onShutdownSignal(logger, graceMs, async () => {
+    preparation.stop();
+    await metrics?.close();
     await keysSocket?.close();
     await app.close(graceMs);
     await database.close();
   });
+}
+
+/** METRICS_PORT: this process's own listener, or, as one of several workers, the primary's. */
+async function serveMetrics(config: Config, registry: Registry, logger: Logger) {
+  if (config.METRICS_PORT === undefined) return undefined;
+  if (!cluster.isWorker) {
+    return serveProcessMetrics(registry, config.METRICS_PORT, config.METRICS_HOST, logger);
+  }
+  shareWorkerMetrics(registry);
+  return undefined;
 }
 
 /**

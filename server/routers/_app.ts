@@ -3,10 +3,12 @@ import { createCallerFactory, router } from '../trpc/init.js';
 import { eventOperations, eventsRouter } from './events.js';
 import { orderOperations, ordersRouter } from './orders.js';
 import { petOperations, petsRouter } from './pets.js';
+import { storeOperations, storeRouter } from './store.js';
 
 export const appRouter = router({
   pets: petsRouter,
   orders: ordersRouter,
+  store: storeRouter,
   events: eventsRouter,
 });
 
@@ -21,6 +23,7 @@ export const createCaller = createCallerFactory(appRouter);
 const entities: Record<string, Record<string, AnyOperation>> = {
   pets: petOperations,
   orders: orderOperations,
+  store: storeOperations,
   events: eventOperations,
 };
 

@@ -71,10 +71,51 @@ export const PetSchema = z
   })
   .meta({ id: 'Pet', description: 'An animal offered in the store.' });
 
+export const MAX_IDS_PER_FILTER = 100;
+const ID_LIST = /^\d+(?:,\d+)*$/;
+
+/** `7` or `7,12,40`: one query parameter, so the `next` link and the cursor carry it as sent. */
+const PetIdFilterSchema = z
+  .string()
+  .regex(ID_LIST, 'must be pet ids separated by commas, e.g. 7,12,40')
+  .refine((list) => list.split(',').length <= MAX_IDS_PER_FILTER, {
+    message: `must name at most ${MAX_IDS_PER_FILTER} ids`,
+  })
+  .refine(
+    (list) => list.split(',').every((id) => Number(id) >= 1 && Number.isSafeInteger(Number(id))),
+    { message: `each id must be an integer from 1 to ${Number.MAX_SAFE_INTEGER}` },
+  )
+  .meta({
+    description: `Only the animals with these ids (1 to ${MAX_IDS_PER_FILTER}, comma-separated): those that exist, ascending. \`GET /pets?id={petId}\` replaces the deprecated getPet.`,
+    examples: ['7,12,40'],
+  })
+  .optional();
+
+/** Control characters never occur in a stored name, and PostgreSQL text cannot hold NUL. */
+const NameFilterSchema = z
+  .string()
+  // eslint-disable-next-line no-control-regex -- refusing control characters is the point
+  .regex(/^[^\u0000-\u001f\u007f-\u009f]+$/, 'must not be empty or contain control characters')
+  .refine((name) => name.isWellFormed(), 'must be valid Unicode (no lone surrogates)')
+  .refine((name) => codePointLength(name) <= NAME_MAX_CHARACTERS, {
+    message: `must be at most ${NAME_MAX_CHARACTERS} characters`,
+  })
+  .meta({
+    minLength: 1,
+    maxLength: NAME_MAX_CHARACTERS,
+    description:
+      'Only animals whose name contains this text, compared case-insensitively (as PostgreSQL `lower()` folds case). `%` and `_` are plain characters, not wildcards.',
+    examples: ['rex'],
+  })
+  .optional();
+
 const ListPetsQuerySchema = z.strictObject({
   limit: limitParam('animals'),
   status: PetStatusSchema.optional().meta({ description: 'Only animals with this status.' }),
-  cursor: cursorParam('`status`'),
+  id: PetIdFilterSchema,
+  categoryId: positiveInt64('Only animals of this category.').optional(),
+  name: NameFilterSchema,
+  cursor: cursorParam('filters (`status`, `id`, `categoryId`, `name`)'),
 });
 
 /** Every parameter is optional, so a tRPC caller may send no input at all: `pets.list.query()`. */

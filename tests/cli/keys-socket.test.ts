@@ -2,11 +2,11 @@ import { existsSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { adminSocketPath } from '../../server/admin/protocol.js';
 import { claimAdminSocket } from '../../server/admin/socket.js';
-import { spawnServer, type ChildServer } from '../helpers/child-server.js';
-import { testDatabaseTarget } from '../helpers/database.js';
+import { spawnServer, type ChildServer, type LogLine } from '../helpers/child-server.js';
+import { describeOnEmbedded } from '../helpers/database.js';
 import { keysProcess } from '../helpers/keys-cli.js';
 
 interface Issued {
@@ -32,8 +32,9 @@ afterEach(async () => {
 
 afterAll(() => rm(dataDir, { recursive: true, force: true }));
 
-async function startService(): Promise<ChildServer> {
-  const server = await spawnServer({ PGLITE_DIR: dataDir, API_KEYS: 'socket-test-key' });
+async function startService(startedWhen?: (line: LogLine) => boolean): Promise<ChildServer> {
+  const env = { PGLITE_DIR: dataDir, API_KEYS: 'socket-test-key' };
+  const server = await spawnServer(env, { startedWhen });
   servers.push(server);
   return server;
 }
@@ -51,7 +52,7 @@ const status = async (server: ChildServer, key: string) =>
 
 // The socket exists only for the embedded database; these tests start their own service on a
 // data folder of their own, whichever project runs them, so they run in one.
-describe.runIf(testDatabaseTarget().kind === 'pglite')(
+describeOnEmbedded(
   'npm run keys while the service runs on the embedded database',
   { timeout: 120_000 },
   () => {
@@ -114,12 +115,13 @@ describe.runIf(testDatabaseTarget().kind === 'pglite')(
         Promise.resolve({ code: 1, stdout: '', stderr: 'busy\n' }),
       );
       expect((await keys('list')).stderr).toBe('busy\n');
-      // Released a while after the service has started: it must wait for the folder until then.
-      setTimeout(() => void holder.close(), 3_000);
-      const server = await startService();
-      expect(server.logs).toContainEqual(
-        expect.objectContaining({ msg: 'the data folder is in use by another process; waiting' }),
-      );
+      // Released only once the service says it waits: then it must take the folder and listen.
+      const waiting = 'the data folder is in use by another process; waiting';
+      const server = await startService((line) => line.msg === waiting);
+      expect(server.logs.some((line) => line.msg === 'listening')).toBe(false);
+      await holder.close();
+      await server.waitForLog((line) => line.msg === 'listening');
+      expect(await status(server, 'socket-test-key')).toBe(200);
       expect((await keys('list')).code).toBe(0);
     });
   },

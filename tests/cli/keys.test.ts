@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { hashApiKey } from '../../server/auth/api-key.js';
 import { runKeys } from '../helpers/keys-cli.js';
 import { useTestServer } from '../helpers/server.js';
@@ -20,12 +20,13 @@ async function create(...options: string[]): Promise<Issued> {
   return JSON.parse(run.stdout) as Issued;
 }
 
-async function pollUntil(condition: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!(await condition())) {
-    if (performance.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+function pollUntil(condition: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  return vi.waitFor(
+    async () => {
+      expect(await condition()).toBe(true);
+    },
+    { timeout: timeoutMs, interval: 20 },
+  );
 }
 
 describe('keys create', () => {

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { readdir, readFile, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
   createFrontendProject,
   frontendTsconfig,
@@ -10,7 +10,7 @@ import {
   tsc,
   type FrontendProject,
 } from '../helpers/frontend-project.js';
-import { testDatabaseTarget } from '../helpers/database.js';
+import { describeOnEmbedded } from '../helpers/database.js';
 import { TEST_KEY, useTestServer } from '../helpers/server.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -94,7 +94,7 @@ process.stdout.write(JSON.stringify({ pet, fetched: fetched.data }));
 
 // Nothing here depends on the database, and building the package is most of this file's time:
 // it runs once per test run, in the embedded database's project.
-describe.runIf(testDatabaseTarget().kind === 'pglite')(
+describeOnEmbedded(
   'petstore-service/client in a front-end that depends on the package by path',
   () => {
     const server = useTestServer();

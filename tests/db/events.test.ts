@@ -12,7 +12,7 @@ import {
 import { insertPets } from '../../db/queries/pets.js';
 import * as schema from '../../db/schema.js';
 import { pruneExpiredEvents } from '../../server/events/retention.js';
-import { createTestDatabase, testDatabaseTarget, type TestDatabase } from '../helpers/database.js';
+import { createTestDatabase, type TestDatabase, describeOnPostgres } from '../helpers/database.js';
 
 let database: TestDatabase;
 const db = () => database.handle.db;
@@ -98,7 +98,7 @@ describe('pruneEvents', () => {
     const left = (await eventsAfter(db(), 0, 100)).map((event) => event.id);
     expect(left.filter((id) => old.includes(id))).toEqual(old.slice(2));
 
-    expect(await pruneExpiredEvents(db(), 3_600)).toBe(3);
+    expect((await pruneExpiredEvents(db(), 3_600)).deleted).toBe(3);
     expect(await prunedThrough(db())).toBe(old[4]);
     expect(await pruneEvents(db(), 3_600, 2)).toBe(0);
     expect(await prunedThrough(db()), 'never moves back').toBe(old[4]);
@@ -107,8 +107,6 @@ describe('pruneEvents', () => {
     expect(kept).toContain(recent);
   });
 });
-
-const target = testDatabaseTarget();
 
 /** A promise that resolves when `open` is called. */
 function gate(): { promise: Promise<undefined>; open: () => void } {
@@ -122,7 +120,7 @@ function gate(): { promise: Promise<undefined>; open: () => void } {
 }
 
 /** A second and third connection of their own: PGlite has only one, so PostgreSQL only. */
-describe.runIf(target.kind === 'postgres')('two writers on two connections (PostgreSQL)', () => {
+describeOnPostgres('two writers on two connections (PostgreSQL)', () => {
   const clients: postgres.Sql[] = [];
   const connection = (): Transactor => {
     const { options } = database;

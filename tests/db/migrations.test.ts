@@ -14,12 +14,15 @@ import { describe, expect, it } from 'vitest';
 import { openDatabase, type DatabaseOptions } from '../../db/client.js';
 import { executeRows } from '../../db/database.js';
 import { migratePostgres, migrationsFolder } from '../../db/migrate.js';
+import { readInventory } from '../../db/queries/inventory.js';
 import * as schema from '../../db/schema.js';
 import { callerFor } from '../helpers/caller.js';
 import {
   createPostgresDatabase,
   createTestDatabase,
   testDatabaseTarget,
+  describeOnPostgres,
+  postgresTarget,
 } from '../helpers/database.js';
 import { writer } from '../helpers/factories.js';
 
@@ -77,30 +80,27 @@ describe('drizzle/ migrations', () => {
   });
 });
 
-const target = testDatabaseTarget();
 // Racing migrators need a shared server; the embedded database serves one process only.
-if (target.kind === 'postgres') {
-  describe('migrations on PostgreSQL', () => {
-    it('survive several servers migrating the same database at once', async () => {
-      const { url, drop } = await createPostgresDatabase(target);
-      try {
-        await Promise.all(Array.from({ length: 4 }, () => migratePostgres(url)));
-        const journal = JSON.parse(
-          await readFile(join(migrationsFolder, 'meta', '_journal.json'), 'utf8'),
-        ) as {
-          entries: unknown[];
-        };
-        const { default: postgres } = await import('postgres');
-        const client = postgres(url, { max: 1 });
-        const applied = await client`select count(*)::int as n from drizzle.__drizzle_migrations`;
-        await client.end();
-        expect(applied[0]?.n).toBe(journal.entries.length);
-      } finally {
-        await drop();
-      }
-    });
+describeOnPostgres('migrations on PostgreSQL', () => {
+  it('survive several servers migrating the same database at once', async () => {
+    const { url, drop } = await createPostgresDatabase(postgresTarget());
+    try {
+      await Promise.all(Array.from({ length: 4 }, () => migratePostgres(url)));
+      const journal = JSON.parse(
+        await readFile(join(migrationsFolder, 'meta', '_journal.json'), 'utf8'),
+      ) as {
+        entries: unknown[];
+      };
+      const { default: postgres } = await import('postgres');
+      const client = postgres(url, { max: 1 });
+      const applied = await client`select count(*)::int as n from drizzle.__drizzle_migrations`;
+      await client.end();
+      expect(applied[0]?.n).toBe(journal.entries.length);
+    } finally {
+      await drop();
+    }
   });
-}
+});
 
 /** A copy of drizzle/ whose journal stops after its first `count` migrations. */
 async function migrationsUpTo(count: number): Promise<{ folder: string; remove(): Promise<void> }> {
@@ -224,4 +224,41 @@ describe('an existing database upgrades in place', () => {
       }
     },
   );
+});
+
+describe('the inventory of a database written before it existed', () => {
+  it('counts the pets an older release or an import wrote, and those imported after', async () => {
+    const target = await upgradeTarget();
+    try {
+      // 0006_events is the last migration of the release before the inventory.
+      await atOlderRelease(target.options, 7, async (run) => {
+        await run(`insert into pets (name, category_id, status)
+          select 'Imported ' || g, 1, (array['available', 'pending', 'sold'])[1 + g % 3]::pet_status
+          from generate_series(1, 300) as g`);
+        await run(`update pets set deleted_at = now() where id % 10 = 0`);
+      });
+      const handle = await openDatabase(target.options);
+      try {
+        await handle.migrate();
+        const expected = async () => {
+          const rows = await executeRows<{ status: string; n: number }>(
+            handle.db,
+            sql`select status, count(*)::int as n from pets where deleted_at is null group by status`,
+          );
+          return Object.fromEntries(rows.map((row) => [row.status, row.n]));
+        };
+        expect(await readInventory(handle.db)).toEqual(await expected());
+        expect(await readInventory(handle.db)).toEqual({ available: 90, pending: 90, sold: 90 });
+        await handle.db.execute(
+          sql`insert into pets (name, category_id, status) select 'Late ' || g, 2, 'sold'
+              from generate_series(1, 50) as g`,
+        );
+        expect(await readInventory(handle.db)).toEqual({ available: 90, pending: 90, sold: 140 });
+      } finally {
+        await handle.close();
+      }
+    } finally {
+      await target.destroy();
+    }
+  });
 });

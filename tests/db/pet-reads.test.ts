@@ -1,13 +1,8 @@
 import { and, asc, eq, gt } from 'drizzle-orm';
 import { transaction } from '../../db/runner.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  findPet,
-  insertPets,
-  listPets,
-  type NewPetRow,
-  type PetStatus,
-} from '../../db/queries/pets.js';
+import { listPets } from '../../db/queries/pet-pages.js';
+import { findPet, insertPets, type NewPetRow, type PetStatus } from '../../db/queries/pets.js';
 import { pets } from '../../db/schema.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 

@@ -11,7 +11,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
  * queue that never empties (busy connections under steady load) grows by one slot per query and
  * each move of a connection searches all of them (docs/performance.md has the measurement). The
  * driver does not export the queue, so it is loaded from the installed files: the ES module the
- * service runs and the CommonJS copy.
+ * service runs and the CommonJS copy. The same patch makes closed connections refuse queries
+ * instead of crashing the process (tests/db/postgres-closed-connection.test.ts).
  */
 const PATCHED_VERSION = '3.4.9';
 interface Queue<T> {
@@ -41,6 +42,27 @@ describe('the postgres.js patch', () => {
       version: string;
     };
     expect(manifest.version).toBe(PATCHED_VERSION);
+  });
+
+  it('is applied: every line it adds is in the installed files (ES module, CommonJS, Workers)', () => {
+    const patch = readFileSync(
+      join(packageRoot, '..', '..', 'patches', `postgres+${PATCHED_VERSION}.patch`),
+      'utf8',
+    );
+    // [file, its diff, file, its diff, ...]: the path each `diff --git` line names, then its hunks.
+    const parts = patch.split(/^diff --git a\/node_modules\/postgres\/(\S+) .*$/m).slice(1);
+    const patched = parts.filter((_, index) => index % 2 === 0);
+    expect(patched.sort()).toEqual(
+      ['src', 'cjs/src', 'cf/src']
+        .flatMap((dir) => ['connection.js', 'index.js', 'queue.js'].map((file) => `${dir}/${file}`))
+        .sort(),
+    );
+    for (let i = 0; i < parts.length; i += 2) {
+      const installed = readFileSync(join(packageRoot, parts[i] ?? ''), 'utf8');
+      const added = (parts[i + 1] ?? '').split('\n').filter((line) => /^\+(?!\+\+)/.test(line));
+      expect(added.length).toBeGreaterThan(0);
+      for (const line of added) expect(installed, parts[i]).toContain(line.slice(1));
+    }
   });
 });
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../db/client.js';
-import { testDatabaseTarget } from '../helpers/database.js';
+import { describeOnPostgres } from '../helpers/database.js';
 import { freePort } from '../helpers/child-server.js';
 import { startPrivatePostgres, type PrivatePostgres } from '../helpers/private-postgres.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -82,8 +82,9 @@ describe('a database that cannot be reached at all', () => {
   });
 });
 
-if (testDatabaseTarget().kind === 'postgres') {
-  describe('a PostgreSQL outage under load (a private server, never the shared one)', () => {
+describeOnPostgres(
+  'a PostgreSQL outage under load (a private server, never the shared one)',
+  () => {
     let postgres: PrivatePostgres;
     let server: TestServer;
 
@@ -168,5 +169,5 @@ if (testDatabaseTarget().kind === 'postgres') {
       await pollReady(server, 30_000);
       expect((await timed(server, 'GET', '/v1/pets')).status).toBe(200);
     }, 120_000);
-  });
-}
+  },
+);

@@ -1,6 +1,6 @@
 import { connect, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { listPets } from '../../db/queries/pets.js';
+import { listPets } from '../../db/queries/pet-pages.js';
 import { runBounded } from '../helpers/load.js';
 import { TEST_KEY, useTestServer } from '../helpers/server.js';
 

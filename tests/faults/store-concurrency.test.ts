@@ -5,7 +5,11 @@ import { executeRows } from '../../db/database.js';
 import type { Pet } from '../../server/schemas/pet.js';
 import { spawnServer, type ChildServer } from '../helpers/child-server.js';
 import { loadConformance } from '../helpers/conformance.js';
-import { createPostgresDatabase, testDatabaseTarget } from '../helpers/database.js';
+import {
+  createPostgresDatabase,
+  testDatabaseTarget,
+  describeOnPostgres,
+} from '../helpers/database.js';
 import { newPet } from '../helpers/factories.js';
 import { createHttpClients, type ApiClient } from '../helpers/http.js';
 import { runBounded } from '../helpers/load.js';
@@ -137,7 +141,7 @@ const KEY = 'store-concurrency-key-0123456789';
 const target = testDatabaseTarget();
 
 // Several processes need a shared server; the embedded database serves one process only.
-describe.runIf(target.kind === 'postgres')('the store across processes on PostgreSQL', () => {
+describeOnPostgres('the store across processes on PostgreSQL', () => {
   const cleanups: (() => Promise<void>)[] = [];
   const servers: Record<'cluster' | 'single', ChildServer[]> = { cluster: [], single: [] };
   const databases: DatabaseHandle[] = [];

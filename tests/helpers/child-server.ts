@@ -50,7 +50,14 @@ export function freePort(): Promise<number> {
  */
 export async function spawnServer(
   env: Record<string, string>,
-  options: { listeners?: number } = {},
+  options: {
+    listeners?: number;
+    /**
+     * Resolve at this line instead, before the service listens (then `origin` is known once it
+     * logged `listening`): for a test that acts on what a starting service says.
+     */
+    startedWhen?: (line: LogLine) => boolean;
+  } = {},
 ): Promise<ChildServer> {
   const child = spawn(
     process.execPath,
@@ -102,8 +109,7 @@ export async function spawnServer(
     });
 
   const listening = () => logs.filter((line) => line.msg === 'listening');
-  await waitForLog(() => listening().length >= (options.listeners ?? 1));
-  const address = String(listening()[0]?.address);
+  await waitForLog(options.startedWhen ?? (() => listening().length >= (options.listeners ?? 1)));
   const signal = async (name: NodeJS.Signals) => {
     if (child.exitCode === null && child.signalCode === null) child.kill(name);
     await exited;
@@ -111,7 +117,9 @@ export async function spawnServer(
   return {
     child,
     pid: child.pid ?? 0,
-    origin: address.replace(/^http:\/\/[^:]+/, 'http://127.0.0.1'),
+    get origin() {
+      return String(listening()[0]?.address).replace(/^http:\/\/[^:]+/, 'http://127.0.0.1');
+    },
     logs,
     output: () => raw,
     waitForLog,

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
-import { inject } from 'vitest';
+import { describe, inject } from 'vitest';
 import { openDatabase, type DatabaseHandle, type DatabaseOptions } from '../../db/client.js';
 
 /**
@@ -29,6 +29,34 @@ export interface TestDatabase {
 export function testDatabaseTarget(): TestDatabaseTarget {
   return inject('database');
 }
+
+type SuiteOptions = Parameters<typeof describe>[1];
+
+/**
+ * A suite for one kind of database only. On the other it is skipped with the reason in its
+ * name, so that a run does not report a bare "skipped" that looks like something forgotten.
+ */
+function describeOn(kind: TestDatabaseTarget['kind'], reason: string) {
+  return (name: string, optionsOrBody: SuiteOptions | (() => void), body?: () => void) => {
+    const runs = testDatabaseTarget().kind === kind;
+    const suite = runs ? describe : describe.skip;
+    const title = runs ? name : `${name} [skipped: ${reason}]`;
+    if (typeof optionsOrBody === 'function') suite(title, optionsOrBody);
+    else suite(title, optionsOrBody, body);
+  };
+}
+
+/** Needs a PostgreSQL server: several processes or connections sharing one database. */
+export const describeOnPostgres = describeOn(
+  'postgres',
+  'needs PostgreSQL; runs in the postgres and pgbouncer projects when TEST_DATABASE_URL is set',
+);
+
+/** Needs the embedded database, and starts its own: it runs in the embedded project only. */
+export const describeOnEmbedded = describeOn(
+  'pglite',
+  'embedded database only; it runs in the pglite project',
+);
 
 /** A fresh, migrated database: in-memory PGlite, or a new database on the PostgreSQL server. */
 export async function createTestDatabase(): Promise<TestDatabase> {
@@ -86,4 +114,11 @@ export async function createPostgresDatabase(
       }
     },
   };
+}
+
+/** The PostgreSQL server (and pooler), for a suite declared with describeOnPostgres. */
+export function postgresTarget(): PostgresTarget {
+  const target = testDatabaseTarget();
+  if (target.kind !== 'postgres') throw new Error('a PostgreSQL-only suite ran without PostgreSQL');
+  return target;
 }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
 import { insertPets } from '../../db/queries/pets.js';
+import { ServiceMetrics } from '../../server/metrics/service-metrics.js';
 import { createChangeNotifier, type ChangeNotifier } from '../../server/events/notifier.js';
 import { EventStreams } from '../../server/events/streams.js';
 import { createLogger } from '../../server/process/logger.js';
@@ -44,6 +45,7 @@ export function useEventStreams(options: {
       database: database.handle,
       logger,
       perKeyLimit: 10,
+      metrics: new ServiceMetrics(1),
       ...options,
     });
   });

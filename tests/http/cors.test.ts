@@ -58,6 +58,8 @@ describe('the CORS preflight', () => {
       'x-request-id',
       // httpBatchStreamLink asks for streamed answers with it.
       'trpc-accept',
+      // A browser's tracing carries its trace into the service's logs.
+      'traceparent',
     ];
     for (const name of [...contract, ...(await documented()).request]) {
       expect(allowed, name).toContain(name);

@@ -1,10 +1,8 @@
 import postgres from 'postgres';
-import { afterAll, describe, expect, it } from 'vitest';
-import { testDatabaseTarget } from '../helpers/database.js';
+import { afterAll, expect, it } from 'vitest';
+import { describeOnPostgres } from '../helpers/database.js';
 import { followEvents, type EventFollower } from '../helpers/events.js';
 import { TEST_KEY, startTestServer, type TestServer } from '../helpers/server.js';
-
-const target = testDatabaseTarget();
 
 /**
  * Which of the service's connections ran a statement since `since` (a database timestamp):
@@ -19,7 +17,7 @@ async function busySince(sql: postgres.Sql, since: Date): Promise<string[]> {
 }
 
 /** pg_stat_activity shows other connections' statements: PostgreSQL only. */
-describe.runIf(target.kind === 'postgres')('idle event streams (PostgreSQL)', () => {
+describeOnPostgres('idle event streams (PostgreSQL)', () => {
   let server: TestServer | undefined;
   let sql: postgres.Sql | undefined;
   afterAll(async () => {

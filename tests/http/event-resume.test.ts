@@ -166,7 +166,7 @@ describe('GET /v1/events refuses before any stream opens', () => {
           occurredAt: new Date(Date.now() - 7_200_000),
         })),
       );
-    expect(await pruneExpiredEvents(db(), 3_600)).toBe(3);
+    expect((await pruneExpiredEvents(db(), 3_600)).deleted).toBe(3);
     const pruned = await prunedThrough(db());
     for (const [query, headers] of [
       ['', { 'last-event-id': String(pruned - 1) }],

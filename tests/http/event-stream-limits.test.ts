@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { followEvents, refusedStream, type EventFollower } from '../helpers/events.js';
 import { TEST_KEY, startTestServer, useTestServer } from '../helpers/server.js';
 import { openStream, type SseStream } from '../helpers/sse.js';
@@ -39,12 +39,13 @@ async function subscriptionError(stream: SseStream) {
   };
 }
 
-async function eventually(check: () => Promise<boolean>, timeoutMs = 3_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) expect.fail(`not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+function eventually(check: () => Promise<boolean>, timeoutMs = 3_000): Promise<void> {
+  return vi.waitFor(
+    async () => {
+      expect(await check()).toBe(true);
+    },
+    { timeout: timeoutMs, interval: 50 },
+  );
 }
 
 /** Whether a stream opens for `key` now (it is closed again at once). */

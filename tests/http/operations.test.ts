@@ -177,7 +177,13 @@ describe('CORS', () => {
     expect(response.headers.get('x-request-id')).toMatch(UUID);
     expect(response.headers.get('access-control-allow-methods')).toContain('POST');
     const allowed = (response.headers.get('access-control-allow-headers') ?? '').toLowerCase();
-    for (const name of ['authorization', 'content-type', 'idempotency-key', 'x-request-id']) {
+    for (const name of [
+      'authorization',
+      'content-type',
+      'idempotency-key',
+      'x-request-id',
+      'traceparent',
+    ]) {
       expect(allowed).toContain(name);
     }
   });

@@ -104,7 +104,7 @@ describe('the OpenAPI document', () => {
   };
 
   it('documents 429 with a required Retry-After on every operation', () => {
-    expect(operations()).toHaveLength(11);
+    expect(operations()).toHaveLength(12);
     for (const operation of operations()) {
       const retryAfter = operation.responses['429']?.headers?.['Retry-After'];
       expect(retryAfter).toEqual({ $ref: '#/components/headers/RetryAfter' });

@@ -157,6 +157,16 @@ export const storeCases: [string, WireCase][] = [
     },
   ],
   ['orders.get, unknown', { procedure: 'orders.get', kind: 'query', input: { orderId: MISSING } }],
+  ['store.inventory', { procedure: 'store.inventory', kind: 'query' }],
+  [
+    'store.inventory, unknown input',
+    { procedure: 'store.inventory', kind: 'query', input: { status: 'sold' } },
+  ],
+  [
+    'pets.list, filtered',
+    { procedure: 'pets.list', kind: 'query', input: { id: '1,2,3', name: 'wi', categoryId: 1 } },
+  ],
+  ['pets.list, bad ids', { procedure: 'pets.list', kind: 'query', input: { id: '1,,2' } }],
   [
     'orders.update',
     {

@@ -7,6 +7,7 @@ import { operations as appOperations } from '../../server/routers/_app.js';
 import { eventsRouter } from '../../server/routers/events.js';
 import { ordersRouter } from '../../server/routers/orders.js';
 import { petsRouter } from '../../server/routers/pets.js';
+import { storeRouter } from '../../server/routers/store.js';
 import { router } from '../../server/trpc/init.js';
 import { proceduresOf } from '../../server/trpc/procedures.js';
 import { issueApiKey } from '../../server/auth/issue-api-key.js';
@@ -69,6 +70,7 @@ const api = {
   router: router({
     pets: petsRouter,
     orders: ordersRouter,
+    store: storeRouter,
     events: eventsRouter,
     fails: router(proceduresOf(fails)),
   }),

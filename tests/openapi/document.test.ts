@@ -62,6 +62,7 @@ describe('GET /v1/openapi.json', () => {
       'post /store/orders placeOrder beta',
       'get /store/orders/{orderId} getOrder beta',
       'patch /store/orders/{orderId} updateOrder beta',
+      'get /store/inventory getInventory beta',
       'post /events/tickets createStreamTicket experimental',
       'get /events streamEvents experimental',
     ]);
@@ -95,6 +96,7 @@ describe('GET /v1/openapi.json', () => {
       'Error',
       'Event',
       'EventType',
+      'Inventory',
       'NewOrder',
       'NewPet',
       'Order',
@@ -110,6 +112,13 @@ describe('GET /v1/openapi.json', () => {
       expect(schemas[body].additionalProperties, body).toBe(false);
     }
     expect(schemas.Order.properties.petId).toMatchObject({ type: 'integer', format: 'int64' });
+    for (const status of ['available', 'pending', 'sold']) {
+      expect(schemas.Inventory.properties[status]).toMatchObject({
+        type: 'integer',
+        format: 'int64',
+      });
+    }
+    expect(schemas.Inventory.required).toEqual(['available', 'pending', 'sold']);
     expect(schemas.PetPatch.properties).not.toHaveProperty('petId');
     const patch = served.paths['/pets/{petId}'].patch;
     expect(Object.keys(patch.requestBody.content)).toEqual([
@@ -156,6 +165,7 @@ describe('GET /v1/openapi.json', () => {
     );
     expect(statuses.listOrders).toEqual(expect.arrayContaining(['200', '400', '401']));
     expect(statuses.getOrder).toEqual(expect.arrayContaining(['200', '400', '401', '404']));
+    expect(statuses.getInventory).toEqual(expect.arrayContaining(['200', '304', '400', '401']));
     expect(statuses.streamEvents).toEqual(
       expect.arrayContaining(['200', '400', '401', '410', '429']),
     );
@@ -176,6 +186,8 @@ describe('GET /v1/openapi.json', () => {
       ['/pets/{petId}', 'get', '200'],
       ['/pets/{petId}', 'get', '304'],
       ['/pets/{petId}', 'patch', '200'],
+      ['/store/inventory', 'get', '200'],
+      ['/store/inventory', 'get', '304'],
     ] as const) {
       expect(served.paths[path][method].responses[status].headers.ETag).toBeDefined();
     }
@@ -193,6 +205,8 @@ describe('GET /v1/openapi.json', () => {
   it('marks getPet deprecated with its Deprecation, Sunset and Link headers', () => {
     const getPet = served.paths['/pets/{petId}'].get;
     expect(getPet.deprecated).toBe(true);
+    // The deprecation Link points at /docs, which shows this description: it names the replacement.
+    expect(getPet.description).toContain('`GET /pets?id={petId}`');
     for (const response of Object.values(getPet.responses as Json)) {
       expect(Object.keys(response.headers)).toEqual(
         expect.arrayContaining(['Deprecation', 'Sunset', 'Link']),

@@ -2,14 +2,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPostgresDatabase, testDatabaseTarget } from '../helpers/database.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createPostgresDatabase, describeOnPostgres, postgresTarget } from '../helpers/database.js';
 import { runChildServer, spawnServer, type ChildServer } from '../helpers/child-server.js';
 import { rawRequest } from '../helpers/http.js';
 
 const KEY = 'cluster-test-key-0123456789';
 const auth = { authorization: `Bearer ${KEY}` };
-const target = testDatabaseTarget();
 
 describe('WORKERS on the embedded database', () => {
   it('refuses WORKERS=2 with a clear message and a non-zero exit', async () => {
@@ -51,82 +50,83 @@ async function spread(server: ChildServer, label: string, count: number): Promis
 }
 
 // Several processes need a shared server; the embedded database serves one process only.
-if (target.kind === 'postgres') {
-  describe('WORKERS=2 on PostgreSQL', () => {
-    let url: string;
-    let drop: () => Promise<void>;
-    let server: ChildServer;
+describeOnPostgres('WORKERS=2 on PostgreSQL', () => {
+  let url: string;
+  let drop: () => Promise<void>;
+  let server: ChildServer;
 
-    beforeAll(async () => {
-      ({ url, drop } = await createPostgresDatabase(target));
-      // Hundreds of creates from one key would meet the rate limit, which is not under test here.
-      server = await spawnServer(
-        { DATABASE_URL: url, API_KEYS: KEY, WORKERS: '2', RATE_LIMIT: 'off' },
-        { listeners: 2 },
-      );
-    }, 60_000);
-    afterAll(async () => {
-      server.child.kill('SIGTERM');
-      expect((await server.exited).code).toBe(0);
-      await drop();
-    });
-
-    it('serves requests from both workers', async () => {
-      expect((await spread(server, 'spread', 40)).size).toBe(2);
-    });
-
-    it('replaces a killed worker and loses no acknowledged request', async () => {
-      const workers = server.logs.filter((line) => line.msg === 'worker started');
-      const victim = Number(workers[0]?.workerPid);
-      const acknowledged: number[] = [];
-      let failed = 0;
-      let stop = false;
-      const writer = async (lane: number) => {
-        for (let i = 0; !stop && i < 500; i++) {
-          const body = JSON.stringify({ name: `lane-${lane}-${i}`, categoryId: 3 });
-          const headers = { ...auth, 'content-type': 'application/json' };
-          const response = await rawRequest(server.origin, '/v1/pets', {
-            method: 'POST',
-            headers,
-            body,
-            timeoutMs: 3_000,
-          }).catch(() => undefined);
-          if (response?.status === 201)
-            acknowledged.push((JSON.parse(response.body) as { id: number }).id);
-          else failed++;
-        }
-      };
-      const lanes = Array.from({ length: 4 }, (_, lane) => writer(lane));
-      while (acknowledged.length < 40) await new Promise((resolve) => setTimeout(resolve, 20));
-      process.kill(victim, 'SIGKILL');
-      const replaced = await server.waitForLog(
-        (line) =>
-          line.msg === 'worker started' &&
-          Number(line.workerPid) !== victim &&
-          !workers.includes(line),
-        15_000,
-      );
-      await server.waitForLog(
-        (line) => line.msg === 'listening' && line.pid === replaced.workerPid,
-      );
-      stop = true;
-      await Promise.all(lanes);
-      console.info(
-        `killed worker ${victim}: ${acknowledged.length} creates acknowledged, ${failed} failed`,
-      );
-
-      const sql = postgres(url, { max: 1, onnotice: () => undefined });
-      try {
-        const stored = new Set(
-          (await sql<{ id: string }[]>`select id from pets`).map((row) => Number(row.id)),
-        );
-        expect(acknowledged.filter((id) => !stored.has(id))).toEqual([]);
-      } finally {
-        await sql.end();
-      }
-      const pids = await spread(server, 'after-kill', 40);
-      expect(pids.has(replaced.workerPid)).toBe(true);
-      expect(pids.has(victim)).toBe(false);
-    }, 60_000);
+  beforeAll(async () => {
+    ({ url, drop } = await createPostgresDatabase(postgresTarget()));
+    // Hundreds of creates from one key would meet the rate limit, which is not under test here.
+    server = await spawnServer(
+      { DATABASE_URL: url, API_KEYS: KEY, WORKERS: '2', RATE_LIMIT: 'off' },
+      { listeners: 2 },
+    );
+  }, 60_000);
+  afterAll(async () => {
+    server.child.kill('SIGTERM');
+    expect((await server.exited).code).toBe(0);
+    await drop();
   });
-}
+
+  it('serves requests from both workers', async () => {
+    expect((await spread(server, 'spread', 40)).size).toBe(2);
+  });
+
+  it('replaces a killed worker and loses no acknowledged request', async () => {
+    const workers = server.logs.filter((line) => line.msg === 'worker started');
+    const victim = Number(workers[0]?.workerPid);
+    const acknowledged: number[] = [];
+    let failed = 0;
+    let stop = false;
+    const writer = async (lane: number) => {
+      for (let i = 0; !stop && i < 500; i++) {
+        const body = JSON.stringify({ name: `lane-${lane}-${i}`, categoryId: 3 });
+        const headers = { ...auth, 'content-type': 'application/json' };
+        const response = await rawRequest(server.origin, '/v1/pets', {
+          method: 'POST',
+          headers,
+          body,
+          timeoutMs: 3_000,
+        }).catch(() => undefined);
+        if (response?.status === 201)
+          acknowledged.push((JSON.parse(response.body) as { id: number }).id);
+        else failed++;
+      }
+    };
+    const lanes = Array.from({ length: 4 }, (_, lane) => writer(lane));
+    await vi.waitFor(
+      () => {
+        expect(acknowledged.length).toBeGreaterThanOrEqual(40);
+      },
+      { timeout: 10_000, interval: 20 },
+    );
+    process.kill(victim, 'SIGKILL');
+    const replaced = await server.waitForLog(
+      (line) =>
+        line.msg === 'worker started' &&
+        Number(line.workerPid) !== victim &&
+        !workers.includes(line),
+      15_000,
+    );
+    await server.waitForLog((line) => line.msg === 'listening' && line.pid === replaced.workerPid);
+    stop = true;
+    await Promise.all(lanes);
+    console.info(
+      `killed worker ${victim}: ${acknowledged.length} creates acknowledged, ${failed} failed`,
+    );
+
+    const sql = postgres(url, { max: 1, onnotice: () => undefined });
+    try {
+      const stored = new Set(
+        (await sql<{ id: string }[]>`select id from pets`).map((row) => Number(row.id)),
+      );
+      expect(acknowledged.filter((id) => !stored.has(id))).toEqual([]);
+    } finally {
+      await sql.end();
+    }
+    const pids = await spread(server, 'after-kill', 40);
+    expect(pids.has(replaced.workerPid)).toBe(true);
+    expect(pids.has(victim)).toBe(false);
+  }, 60_000);
+});

@@ -1,7 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { spawnServer } from '../helpers/child-server.js';
 import { loadConformance } from '../helpers/conformance.js';
-import { createPostgresDatabase, testDatabaseTarget } from '../helpers/database.js';
+import {
+  createPostgresDatabase,
+  testDatabaseTarget,
+  describeOnPostgres,
+} from '../helpers/database.js';
 import { followEvents, refusedStream, type EventFollower } from '../helpers/events.js';
 import { rawRequest } from '../helpers/http.js';
 import { median } from '../helpers/load.js';
@@ -48,7 +52,7 @@ const report = (label: string, values: number[]) => {
 };
 
 /** Several processes need a shared server; the embedded database serves one process only. */
-describe.runIf(target.kind === 'postgres')('events across processes on PostgreSQL', () => {
+describeOnPostgres('events across processes on PostgreSQL', () => {
   let url: string;
   let drop: () => Promise<void>;
 

@@ -1,13 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../../db/client.js';
 import { createApp, type App } from '../../server/process/app.js';
 import { createLogger } from '../../server/process/logger.js';
-import { createPostgresDatabase, testDatabaseTarget } from '../helpers/database.js';
+import { createPostgresDatabase, describeOnPostgres, postgresTarget } from '../helpers/database.js';
 import { logSink, startTestServer, TEST_KEY } from '../helpers/server.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
 const KEY = 'readiness-test-key-0123456789';
-const target = testDatabaseTarget();
 
 describe('GET /readyz while the database answers', () => {
   it('is 200 without a key, and probes leave no request log line', async () => {
@@ -30,102 +29,101 @@ describe('GET /readyz while the database answers', () => {
 });
 
 /** Only a networked database can vanish; PGlite lives inside the process. */
-if (target.kind === 'postgres') {
-  describe('readiness when PostgreSQL vanishes', () => {
-    let proxy: TcpProxy;
-    let database: DatabaseHandle;
-    let app: App;
-    let origin: string;
-    let drop: () => Promise<void>;
-    const { sink, logs } = logSink();
+describeOnPostgres('readiness when PostgreSQL vanishes', () => {
+  let proxy: TcpProxy;
+  let database: DatabaseHandle;
+  let app: App;
+  let origin: string;
+  let drop: () => Promise<void>;
+  const { sink, logs } = logSink();
 
-    beforeAll(async () => {
-      const created = await createPostgresDatabase(target);
-      drop = created.drop;
-      const direct = new URL(created.url);
-      proxy = await startTcpProxy(direct.hostname, Number(direct.port || 5432));
-      const proxied = new URL(created.url);
-      proxied.hostname = '127.0.0.1';
-      proxied.port = String(proxy.port);
-      database = await openDatabase({ kind: 'postgres', url: proxied.toString(), poolMax: 4 });
-      await database.migrate();
-      app = createApp({
-        database,
-        logger: createLogger('info', sink),
-        apiKeys: [KEY],
-        publicBaseUrl: 'https://api.petstore.test/v1',
-        trustProxy: false,
-        rateLimit: 'off',
-      });
-      origin = `http://127.0.0.1:${(await app.listen(0, '127.0.0.1')).port}`;
+  beforeAll(async () => {
+    const created = await createPostgresDatabase(postgresTarget());
+    drop = created.drop;
+    const direct = new URL(created.url);
+    proxy = await startTcpProxy(direct.hostname, Number(direct.port || 5432));
+    const proxied = new URL(created.url);
+    proxied.hostname = '127.0.0.1';
+    proxied.port = String(proxy.port);
+    database = await openDatabase({ kind: 'postgres', url: proxied.toString(), poolMax: 4 });
+    await database.migrate();
+    app = createApp({
+      database,
+      logger: createLogger('info', sink),
+      apiKeys: [KEY],
+      publicBaseUrl: 'https://api.petstore.test/v1',
+      trustProxy: false,
+      rateLimit: 'off',
     });
-    afterAll(async () => {
-      await app.close(1_000);
-      await database.close();
-      await proxy.close();
-      await drop();
-    });
-
-    const timed = async (path: string, init: RequestInit = {}) => {
-      const started = performance.now();
-      const response = await fetch(`${origin}${path}`, init);
-      return { response, ms: performance.now() - started, body: await response.json() };
-    };
-
-    it('answers 200, then 503 while the database is gone, then 200 again by itself', async () => {
-      expect((await timed('/readyz')).response.status).toBe(200);
-
-      await proxy.cut();
-      const down = await timed('/readyz');
-      expect(down.response.status).toBe(503);
-      expect(down.body).toMatchObject({ code: 'SERVICE_UNAVAILABLE', status: 503 });
-      expect(down.ms).toBeLessThan(5_000);
-      console.info(`/readyz answered 503 ${Math.round(down.ms)} ms after the database vanished`);
-      for (let probe = 0; probe < 3; probe++) {
-        expect((await timed('/readyz')).response.status).toBe(503);
-      }
-
-      await proxy.restore();
-      let status = 0;
-      for (let attempt = 0; attempt < 40 && status !== 200; attempt++) {
-        status = (await timed('/readyz')).response.status;
-        if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 250));
-      }
-      expect(status).toBe(200);
-      // Readiness probes are polled constantly; they must not flood the log: the change is
-      // logged once each way, and a failing probe writes no error line of its own.
-      expect(logs.filter((line) => line.route === '/readyz')).toEqual([]);
-      const changes = logs.filter((line) => /^(not ready|ready again)/.test(String(line.msg)));
-      expect(changes.map((line) => [line.level, line.msg])).toEqual([
-        [40, 'not ready: the database is not answering'],
-        [30, 'ready again: the database answers'],
-      ]);
-      expect(changes[0]?.err).toMatchObject({ kind: expect.any(String) as string });
-      expect(logs.filter((line) => line.level === 50)).toEqual([]);
-    });
-
-    it.each([
-      ['REST', '/v1/pets'],
-      ['tRPC', `/trpc/pets.list?input=${encodeURIComponent('{}')}`],
-    ])('logs a %s failure once, with its request id, kind and code', async (_, path) => {
-      await proxy.cut();
-      try {
-        const requestId = `lost-db-${path.replace(/\W/g, '')}`;
-        const { response, ms } = await timed(path, {
-          headers: { authorization: `Bearer ${KEY}`, 'x-request-id': requestId },
-        });
-        expect(response.status).toBeGreaterThanOrEqual(500);
-        expect(ms).toBeLessThan(5_000);
-        const errors = logs.filter((line) => line.level === 50 && line.reqId === requestId);
-        expect(errors).toHaveLength(1);
-        expect(errors[0]).toMatchObject({
-          msg: 'request failed: the database is unavailable',
-          err: { kind: expect.any(String) as string, code: expect.any(String) as string },
-        });
-        expect(JSON.stringify(logs)).not.toContain(KEY);
-      } finally {
-        await proxy.restore();
-      }
-    });
+    origin = `http://127.0.0.1:${(await app.listen(0, '127.0.0.1')).port}`;
   });
-}
+  afterAll(async () => {
+    await app.close(1_000);
+    await database.close();
+    await proxy.close();
+    await drop();
+  });
+
+  const timed = async (path: string, init: RequestInit = {}) => {
+    const started = performance.now();
+    const response = await fetch(`${origin}${path}`, init);
+    return { response, ms: performance.now() - started, body: await response.json() };
+  };
+
+  it('answers 200, then 503 while the database is gone, then 200 again by itself', async () => {
+    expect((await timed('/readyz')).response.status).toBe(200);
+
+    await proxy.cut();
+    const down = await timed('/readyz');
+    expect(down.response.status).toBe(503);
+    expect(down.body).toMatchObject({ code: 'SERVICE_UNAVAILABLE', status: 503 });
+    expect(down.ms).toBeLessThan(5_000);
+    console.info(`/readyz answered 503 ${Math.round(down.ms)} ms after the database vanished`);
+    for (let probe = 0; probe < 3; probe++) {
+      expect((await timed('/readyz')).response.status).toBe(503);
+    }
+
+    await proxy.restore();
+    // A balancer's probes, until the first 200: the service must come back within 10 s.
+    await vi.waitFor(
+      async () => {
+        expect((await timed('/readyz')).response.status).toBe(200);
+      },
+      { timeout: 10_000, interval: 250 },
+    );
+    // Readiness probes are polled constantly; they must not flood the log: the change is
+    // logged once each way, and a failing probe writes no error line of its own.
+    expect(logs.filter((line) => line.route === '/readyz')).toEqual([]);
+    const changes = logs.filter((line) => /^(not ready|ready again)/.test(String(line.msg)));
+    expect(changes.map((line) => [line.level, line.msg])).toEqual([
+      [40, 'not ready: the database is not answering'],
+      [30, 'ready again: the database answers'],
+    ]);
+    expect(changes[0]?.err).toMatchObject({ kind: expect.any(String) as string });
+    expect(logs.filter((line) => line.level === 50)).toEqual([]);
+  });
+
+  it.each([
+    ['REST', '/v1/pets'],
+    ['tRPC', `/trpc/pets.list?input=${encodeURIComponent('{}')}`],
+  ])('logs a %s failure once, with its request id, kind and code', async (_, path) => {
+    await proxy.cut();
+    try {
+      const requestId = `lost-db-${path.replace(/\W/g, '')}`;
+      const { response, ms } = await timed(path, {
+        headers: { authorization: `Bearer ${KEY}`, 'x-request-id': requestId },
+      });
+      expect(response.status).toBeGreaterThanOrEqual(500);
+      expect(ms).toBeLessThan(5_000);
+      const errors = logs.filter((line) => line.level === 50 && line.reqId === requestId);
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toMatchObject({
+        msg: 'request failed: the database is unavailable',
+        err: { kind: expect.any(String) as string, code: expect.any(String) as string },
+      });
+      expect(JSON.stringify(logs)).not.toContain(KEY);
+    } finally {
+      await proxy.restore();
+    }
+  });
+});

@@ -101,7 +101,10 @@ describe('purgeExpiredIdempotencyKeys', () => {
     }
     await age(expired);
 
-    await expect(purgeExpiredIdempotencyKeys(database.handle.db, 2)).resolves.toBe(3);
+    await expect(purgeExpiredIdempotencyKeys(database.handle.db, 2)).resolves.toEqual({
+      deleted: 3,
+      batches: 2,
+    });
     expect(await storedKeys(expired)).toBe(0);
     expect(await storedKeys(['purge-live'])).toBe(1);
   });

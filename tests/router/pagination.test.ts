@@ -8,7 +8,7 @@ import type { Principal } from '../../server/auth/authenticator.js';
 import { createContextInner } from '../../server/trpc/context.js';
 import { createCaller } from '../../server/routers/_app.js';
 import { callerFor, rejection } from '../helpers/caller.js';
-import { createTestDatabase, testDatabaseTarget, type TestDatabase } from '../helpers/database.js';
+import { createTestDatabase, type TestDatabase, describeOnPostgres } from '../helpers/database.js';
 import { insertManyPets, newPet, reader, writer } from '../helpers/factories.js';
 
 let database: TestDatabase;
@@ -119,31 +119,27 @@ async function untilAdvisoryLockWaiter(): Promise<void> {
 
 // Only PostgreSQL runs transactions side by side; PGlite runs one at a time, so there a later
 // create can never commit before an earlier one and this race cannot be staged.
-if (testDatabaseTarget().kind === 'postgres') {
-  describe('pets.listPage while creates overlap', () => {
-    it('never shows a pet while a lower id is still uncommitted', async () => {
-      const db = database.handle.db;
-      const gate = deferred<undefined>();
-      const allocated = deferred<PetRow>();
-      const slow = transaction(db, async (tx) => {
-        allocated.resolve(await insertPet(tx, { ...newPet(), status: 'pending' }));
-        await gate.promise;
-      });
-      const first = await allocated.promise;
-
-      const second = callerWith(undefined, writer).caller.pets.create(
-        newPet({ status: 'pending' }),
-      );
-      await untilAdvisoryLockWaiter();
-      const visible = await db.select({ id: pets.id }).from(pets).where(gte(pets.id, first.id));
-      expect(visible).toEqual([]);
-
-      gate.resolve(undefined);
-      await slow;
-      const created = await second;
-      expect(created.id).toBeGreaterThan(first.id);
-      const page = await callerWith().caller.pets.listPage({ status: 'pending', limit: 100 });
-      expect(page.items.map((pet) => pet.id)).toEqual([first.id, created.id]);
+describeOnPostgres('pets.listPage while creates overlap', () => {
+  it('never shows a pet while a lower id is still uncommitted', async () => {
+    const db = database.handle.db;
+    const gate = deferred<undefined>();
+    const allocated = deferred<PetRow>();
+    const slow = transaction(db, async (tx) => {
+      allocated.resolve(await insertPet(tx, { ...newPet(), status: 'pending' }));
+      await gate.promise;
     });
+    const first = await allocated.promise;
+
+    const second = callerWith(undefined, writer).caller.pets.create(newPet({ status: 'pending' }));
+    await untilAdvisoryLockWaiter();
+    const visible = await db.select({ id: pets.id }).from(pets).where(gte(pets.id, first.id));
+    expect(visible).toEqual([]);
+
+    gate.resolve(undefined);
+    await slow;
+    const created = await second;
+    expect(created.id).toBeGreaterThan(first.id);
+    const page = await callerWith().caller.pets.listPage({ status: 'pending', limit: 100 });
+    expect(page.items.map((pet) => pet.id)).toEqual([first.id, created.id]);
   });
-}
+});

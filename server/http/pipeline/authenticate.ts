@@ -3,6 +3,7 @@ import { TRPCError } from '@trpc/server';
 import { readBearer, type Authenticator, type Principal } from '../../auth/authenticator.js';
 import type { FailureBudget } from '../../auth/failure-budget.js';
 import type { StreamTickets } from '../../events/tickets.js';
+import type { ServiceMetrics } from '../../metrics/service-metrics.js';
 import { clientAddress } from './client-address.js';
 import type { RequestState } from './request-state.js';
 import { repeatedMessage } from './singleton-headers.js';
@@ -13,7 +14,11 @@ export interface AuthenticationDeps {
   authenticator: Authenticator;
   authFailures?: FailureBudget | undefined;
   trustProxy: boolean;
+  metrics: Pick<ServiceMetrics, 'authRefusals'>;
 }
+
+/** Why a request was refused, as the refusals metric counts it. */
+type Refusal = 'missing' | 'invalid' | 'repeated';
 
 export interface CredentialRules {
   /** The request carries two Authorization fields, and so no one credential. */
@@ -22,8 +27,21 @@ export interface CredentialRules {
   tickets?: StreamTickets | undefined;
 }
 
-function refuse(state: RequestState, error: string | undefined, message: string): TRPCError {
+const CHALLENGE_ERRORS: Record<Refusal, string | undefined> = {
+  missing: undefined,
+  invalid: 'invalid_token',
+  repeated: 'invalid_request',
+};
+
+function refuse(
+  deps: AuthenticationDeps,
+  state: RequestState,
+  reason: Refusal,
+  message: string,
+): TRPCError {
+  const error = CHALLENGE_ERRORS[reason];
   state.headers['www-authenticate'] = error ? `${REALM}, error="${error}"` : REALM;
+  deps.metrics.authRefusals.inc({ reason });
   return new TRPCError({ code: 'UNAUTHORIZED', message });
 }
 
@@ -40,15 +58,15 @@ export async function authenticate(
 ): Promise<Principal> {
   // RFC 6750 §3.1 names this invalid_request; 401 (not its suggested 400) because the caller
   // is not authenticated, and every 401 carries the challenge (RFC 9110 §11.6.1).
-  if (repeated) throw refuse(state, 'invalid_request', repeatedMessage('Authorization'));
-  const ticket = tickets && ticketOf(req, state);
+  if (repeated) throw refuse(deps, state, 'repeated', repeatedMessage('Authorization'));
+  const ticket = tickets && ticketOf(deps, req, state);
   if (ticket !== undefined && tickets) return authenticateTicket(deps, req, state, tickets, ticket);
   const { authenticator, authFailures } = deps;
   const credentials = readBearer(req.headers.authorization);
   // The client's address is worked out only for the few requests that need it.
   const gate =
     authFailures &&
-    (() => refuseSpentAddress(authFailures, clientAddress(req, deps.trustProxy), state));
+    (() => refuseSpentAddress(authFailures, clientAddress(req, deps.trustProxy), state, deps));
   const principal =
     credentials.kind === 'token'
       ? await authenticator.authenticate(credentials.token, state.budget, gate)
@@ -60,8 +78,9 @@ export async function authenticate(
   const missing = credentials.kind === 'missing';
   if (authFailures && !missing) await authFailures.record(clientAddress(req, deps.trustProxy));
   throw refuse(
+    deps,
     state,
-    missing ? undefined : 'invalid_token',
+    missing ? 'missing' : 'invalid',
     missing
       ? `Missing API key: send Authorization: Bearer <key>${tickets ? ', or ?ticket= from POST /v1/events/tickets' : ''}`
       : 'Invalid API key',
@@ -72,14 +91,19 @@ export async function authenticate(
  * The `ticket` query parameter, if sent. Sent with an Authorization header, or twice, it is no
  * one credential (RFC 6750 §2: one method per request): refused as two Authorization fields are.
  */
-function ticketOf(req: IncomingMessage, state: RequestState): string | undefined {
+function ticketOf(
+  deps: AuthenticationDeps,
+  req: IncomingMessage,
+  state: RequestState,
+): string | undefined {
   if (state.query === '') return undefined;
   const sent = new URLSearchParams(state.query).getAll('ticket');
   if (sent.length === 0) return undefined;
   if (sent.length > 1 || req.headers.authorization !== undefined) {
     throw refuse(
+      deps,
       state,
-      'invalid_request',
+      'repeated',
       'Send either Authorization or one ticket query parameter, not both or two',
     );
   }
@@ -100,7 +124,8 @@ async function authenticateTicket(
 ): Promise<Principal> {
   const { authFailures } = deps;
   const address = authFailures && clientAddress(req, deps.trustProxy);
-  if (authFailures && address !== undefined) await refuseSpentAddress(authFailures, address, state);
+  if (authFailures && address !== undefined)
+    await refuseSpentAddress(authFailures, address, state, deps);
   const keyId = await state.budget.within(tickets.redeem(ticket));
   const principal = keyId && (await deps.authenticator.principalOf(keyId, state.budget));
   if (principal) {
@@ -110,8 +135,9 @@ async function authenticateTicket(
   if (authFailures && address !== undefined) await authFailures.record(address);
   // Never the ticket itself in the message: answers are not logged, but clients may log them.
   throw refuse(
+    deps,
     state,
-    'invalid_token',
+    'invalid',
     'Invalid stream ticket: unknown, already used, expired, or its key was revoked; get a new one with POST /v1/events/tickets',
   );
 }
@@ -125,9 +151,11 @@ async function refuseSpentAddress(
   failures: FailureBudget,
   client: string,
   state: RequestState,
+  { metrics }: { metrics: Pick<ServiceMetrics, 'authRefusals'> },
 ): Promise<void> {
   const retryAfter = await failures.exhausted(client);
   if (retryAfter === undefined) return;
+  metrics.authRefusals.inc({ reason: 'address_limited' });
   state.headers['retry-after'] = String(retryAfter);
   throw new TRPCError({
     code: 'TOO_MANY_REQUESTS',

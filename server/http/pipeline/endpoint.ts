@@ -18,6 +18,11 @@ export interface Call {
 export interface Endpoint {
   /** The route's name in logs: a path template or a procedure path. */
   name: string;
+  /**
+   * The operation's name in metrics (operationId, tRPC procedure): one of a known few, never
+   * taken from the request as sent, so that a caller cannot grow the metrics without bound.
+   */
+  operation: string;
   /** Calls the request makes, each counted against the key's rate limit (a batch makes several). */
   calls: number;
   /** The media types of the JSON body it reads; undefined when it reads none. */
@@ -46,6 +51,7 @@ export type Match =
 export function refusal(name: string, error: () => TRPCError): Endpoint {
   return {
     name,
+    operation: 'unmatched',
     calls: 1,
     bodyTypes: undefined,
     serve: () => Promise.reject(error()),

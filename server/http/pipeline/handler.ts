@@ -1,10 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AnyTRPCRouter, TRPCError } from '@trpc/server';
+import { TRPCError, type AnyTRPCRouter } from '@trpc/server';
 import type { OpenAPIObject } from 'trpc-to-openapi';
 import type { DatabaseHandle } from '../../../db/client.js';
 import type { Authenticator } from '../../auth/authenticator.js';
 import type { FailureBudget } from '../../auth/failure-budget.js';
 import type { ChangeNotifier } from '../../events/notifier.js';
+import type { ServiceMetrics } from '../../metrics/service-metrics.js';
 import { StreamsClosingError, type EventStreams } from '../../events/streams.js';
 import type { AnyOperation } from '../../operations/define.js';
 import { summarizeError } from '../../process/error-summary.js';
@@ -23,6 +24,7 @@ import { createCors } from './cors.js';
 import type { Match } from './endpoint.js';
 import { enforceRateLimit } from './rate-limit.js';
 import { createRequestState, REQUEST_ID_HEADER, type RequestState } from './request-state.js';
+import { TRACE_CONTEXT_HEADER } from './trace-context.js';
 import { sendError, sendTrpcError } from './respond.js';
 import { refuseRepeated, repeatedSingleton } from './singleton-headers.js';
 
@@ -32,12 +34,15 @@ export interface HandlerDeps {
   streams: EventStreams;
   notifier: ChangeNotifier;
   database: DatabaseHandle;
+  /** False until the start-up work has run on the database; nothing may use it before. */
+  prepared: () => boolean;
   authenticator: Authenticator;
   /** Absent when rate limiting is off. */
   rateLimiter?: RateLimiter | undefined;
   /** Failed authentications per client address; absent when that limit is off. */
   authFailures?: FailureBudget | undefined;
   logger: Logger;
+  metrics: ServiceMetrics;
   openApiDocument: OpenAPIObject;
   trustProxy: boolean;
   /** Browser origins allowed to call the API (CORS); empty allows none. */
@@ -56,6 +61,11 @@ const SERVER_FAILURES: Partial<Record<TRPCError['code'], string>> = {
   SERVICE_UNAVAILABLE: 'request failed: the database is unavailable',
 };
 
+const NOT_PREPARED = new TRPCError({
+  code: 'SERVICE_UNAVAILABLE',
+  message: 'The database is not answering yet',
+});
+
 /** Answers that depend on the caller's key must not be kept by any cache on the way. */
 const NO_STORE = 'no-store';
 
@@ -71,7 +81,12 @@ export function createRequestHandler(deps: HandlerDeps) {
   const rest = createRestEndpoints(deps.operations);
   const documented = documentedHeaders(deps.openApiDocument);
   const cors = createCors(deps.corsOrigins, rest.methods, {
-    allowed: [...documented.request, REQUEST_ID_HEADER, ...TRPC_REQUEST_HEADERS],
+    allowed: [
+      ...documented.request,
+      REQUEST_ID_HEADER,
+      TRACE_CONTEXT_HEADER,
+      ...TRPC_REQUEST_HEADERS,
+    ],
     exposed: documented.response,
   });
   // One line per failed request, with what an operator needs to match it to its request and
@@ -83,7 +98,11 @@ export function createRequestHandler(deps: HandlerDeps) {
     if (!message) return;
     const stack = error.code === 'INTERNAL_SERVER_ERROR';
     logger.error(
-      { reqId: state.requestId, err: summarizeError(error.cause ?? error, { stack }) },
+      {
+        reqId: state.requestId,
+        trace_id: state.trace.traceId,
+        err: summarizeError(error.cause ?? error, { stack }),
+      },
       message,
     );
   };
@@ -111,14 +130,23 @@ export function createRequestHandler(deps: HandlerDeps) {
     if (repeated === 'Host') throw refuseRepeated(repeated);
     const match = route(req, state);
     state.route = match.endpoint.name;
+    state.operation = match.public ? match.endpoint.name : match.endpoint.operation;
     if (match.public) return match.endpoint.serve(req, res, state);
     const { endpoint } = match;
     state.headers['cache-control'] = NO_STORE;
+    // Before its migrations ran, the database may lack the tables a request would read.
+    if (!deps.prepared()) throw NOT_PREPARED;
     const principal = await authenticate(deps, req, state, {
       repeated: repeated === 'Authorization',
       tickets: endpoint.acceptsTicket ? deps.streams.tickets : undefined,
     });
-    await enforceRateLimit(deps.rateLimiter, principal.keyId, endpoint.calls, state);
+    await enforceRateLimit(
+      deps.rateLimiter,
+      principal.keyId,
+      endpoint.calls,
+      state,
+      deps.metrics.rateLimitRefusals,
+    );
     if (repeated) throw refuseRepeated(repeated);
     checkConditionalFields(req.headers['if-match'], req.headers['if-none-match']);
     const body = endpoint.bodyTypes
@@ -155,24 +183,40 @@ export function createRequestHandler(deps: HandlerDeps) {
     } else sendError(res, error, state.headers);
   }
 
+  const { requestDuration } = deps.metrics;
+  const stateOptions = { ...deps, databaseWork: deps.metrics.databaseWork };
+
   return (req: IncomingMessage, res: ServerResponse): void => {
-    const state = createRequestState(req, deps);
+    const state = createRequestState(req, stateOptions);
     // 'close' rather than 'finish': a client that leaves early (an event stream it stops
     // following) is logged too, marked as aborted.
     res.once('close', () => {
+      const durationMs = performance.now() - state.startedAt;
+      requestDuration.observe(
+        {
+          http_request_method: state.method,
+          operation: state.operation ?? 'unmatched',
+          http_response_status_code: res.statusCode,
+        },
+        durationMs / 1000,
+      );
       if (state.route === '/healthz' || state.route === '/readyz') return;
       logger.info({
         reqId: state.requestId,
+        // OpenTelemetry's names for log records, which log pipelines link to traces by.
+        trace_id: state.trace.traceId,
+        span_id: state.trace.spanId,
         method: req.method,
         route: state.route ?? 'unmatched',
         status: res.statusCode,
-        durationMs: Math.round((performance.now() - state.startedAt) * 10) / 10,
+        durationMs: Math.round(durationMs * 10) / 10,
         keyId: state.keyId,
         ...(res.writableFinished ? {} : { aborted: true }),
       });
     });
     if (cors(req, state.headers)) {
       state.route = 'CORS preflight';
+      state.operation = state.route;
       res.writeHead(204, state.headers);
       res.end();
       return;

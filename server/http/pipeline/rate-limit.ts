@@ -13,6 +13,7 @@ export async function enforceRateLimit(
   keyId: string,
   calls: number,
   state: RequestState,
+  refusals: { inc(): void },
 ): Promise<void> {
   if (!limiter) return;
   const outcome = await limiter.consume(keyId, calls);
@@ -22,6 +23,7 @@ export async function enforceRateLimit(
   );
   if (outcome.allowed) return;
   state.headers['retry-after'] = String(outcome.resetSeconds);
+  refusals.inc();
   const batch = calls === 1 ? '' : ` (this batch counts ${calls} calls)`;
   throw new TRPCError({
     code: 'TOO_MANY_REQUESTS',

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
-import { DatabaseBudget } from '../../../db/deadline.js';
+import { DatabaseBudget, type WorkTracker } from '../../../db/deadline.js';
 import { requestIdFrom } from './request-id.js';
+import { TRACE_CONTEXT_HEADER, traceContextFrom, type TraceContext } from './trace-context.js';
 
 /** Read on every request, whatever its operation, so no operation of the document lists it. */
 export const REQUEST_ID_HEADER = 'X-Request-Id';
@@ -11,6 +12,8 @@ export type Surface = 'rest' | 'trpc';
 /** What the layers of one request share: its id, where it came in, and headers for any answer. */
 export interface RequestState {
   requestId: string;
+  /** The W3C trace the request belongs to, in its log lines. */
+  trace: TraceContext;
   method: string;
   /**
    * The path exactly as sent, never normalised: `/trpc/../v1/pets` or `//x/healthz` name no
@@ -24,6 +27,8 @@ export interface RequestState {
   surface: Surface;
   /** Route name for logs, once known. */
   route: string | undefined;
+  /** The operation's name for metrics, once known: a bounded set, never the raw path. */
+  operation: string | undefined;
   keyId: string | undefined;
   /**
    * Headers every answer to this request carries, error or not, the operation's own
@@ -88,22 +93,24 @@ function splitTarget(url: string): Target {
 
 export function createRequestState(
   req: IncomingMessage,
-  options: { trustProxy: boolean; fallbackOrigin: string },
+  options: { trustProxy: boolean; fallbackOrigin: string; databaseWork?: WorkTracker },
 ): RequestState {
   const requestId = requestIdFrom(req.headers[REQUEST_ID_HEADER.toLowerCase()]);
   const target = splitTarget(req.url ?? '/');
   const { path, query } = target;
   return {
     requestId,
+    trace: traceContextFrom(req.headers[TRACE_CONTEXT_HEADER]),
     method: req.method ?? 'GET',
     path,
     query,
     origin: originOf(req, target, options),
     surface: path.startsWith('/trpc/') ? 'trpc' : 'rest',
     route: undefined,
+    operation: undefined,
     keyId: undefined,
     headers: { 'x-request-id': requestId, 'x-content-type-options': 'nosniff' },
-    budget: new DatabaseBudget(),
+    budget: new DatabaseBudget(undefined, options.databaseWork),
     startedAt: performance.now(),
   };
 }

@@ -8,6 +8,16 @@ import { docsRoutes } from './docs.js';
 
 type PublicRoute = PublicEndpoint['serve'];
 
+/** `GET /`: where the API, its description and its reference page are. */
+const ROOT = {
+  service: 'petstore',
+  docs: '/docs',
+  openapi: '/v1/openapi.json',
+  rest: '/v1',
+  trpc: '/trpc',
+  health: '/healthz',
+};
+
 const READY_TIMEOUT_MS = 2_000;
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
@@ -22,6 +32,8 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   });
 }
 
+const NOT_PREPARED = new Error('the start-up work has not run on the database yet');
+
 const NOT_READY = new TRPCError({
   code: 'SERVICE_UNAVAILABLE',
   message: 'The database is not answering',
@@ -31,10 +43,11 @@ const NOT_READY = new TRPCError({
  * Probes come every few seconds from every balancer, so a probe writes no line of its own:
  * the log says when readiness changes, once, with why it was lost.
  */
-function readiness(database: DatabaseHandle, logger: Logger): PublicRoute {
+function readiness(database: DatabaseHandle, prepared: () => boolean, logger: Logger): PublicRoute {
   let ready = true;
   return async (_req, res, state) => {
     try {
+      if (!prepared()) throw NOT_PREPARED;
       await withTimeout(database.ping(), READY_TIMEOUT_MS);
     } catch (cause) {
       if (ready) {
@@ -72,11 +85,20 @@ function readOnly(name: string, serve: PublicRoute): PublicEndpoint {
 /** Endpoints that need no API key: health, readiness, the interface description and its page. */
 export function createPublicRoutes(deps: {
   database: DatabaseHandle;
+  prepared: () => boolean;
   logger: Logger;
   openApiDocument: { servers?: { url: string }[] };
 }) {
   const openApiJson = JSON.stringify(deps.openApiDocument);
   return new Map<string, PublicEndpoint>([
+    [
+      '/',
+      // Someone who opens the bare address learns where to go, rather than meeting a 404.
+      readOnly('/', (_req, res, state) => {
+        sendJson(res, 200, ROOT, state.headers);
+        return Promise.resolve();
+      }),
+    ],
     [
       '/healthz',
       readOnly('/healthz', (_req, res, state) => {
@@ -84,7 +106,7 @@ export function createPublicRoutes(deps: {
         return Promise.resolve();
       }),
     ],
-    ['/readyz', readOnly('/readyz', readiness(deps.database, deps.logger))],
+    ['/readyz', readOnly('/readyz', readiness(deps.database, deps.prepared, deps.logger))],
     [
       '/v1/openapi.json',
       readOnly('/v1/openapi.json', (_req, res, state) => {

@@ -28,6 +28,7 @@ function endpointOf(route: RestRoute, captures: RegExpExecArray): Endpoint {
   const takesBody = (binding.method === 'POST' || binding.method === 'PATCH') && !refusesBody;
   return {
     name: binding.path,
+    operation: binding.operationId,
     calls: 1,
     bodyTypes: takesBody ? (binding.bodyTypes ?? JSON_BODY) : undefined,
     serve: async ({ req, res, state, ctx, body }: Call) => {

@@ -134,6 +134,7 @@ async function serve({ req, res, state, ctx }: Call): Promise<void> {
 /** `GET /v1/events`: the REST form of the event stream. */
 export const eventStreamEndpoint: Endpoint = {
   name: streamEvents.rest.path,
+  operation: streamEvents.rest.operationId,
   calls: 1,
   bodyTypes: undefined,
   acceptsTicket: true,

@@ -42,9 +42,16 @@ function isPlainCall(req: IncomingMessage, operation: AnyOperation, query: TrpcQ
  */
 export function createTrpcEndpoints(options: TrpcEndpointOptions) {
   const { router, operations, onError } = options;
+  const known = new Set(Object.keys(router._def.procedures as Record<string, unknown>));
+  /** A procedure the router has, `batch`, or `unmatched`: never a path a caller made up. */
+  const operationOf = (procedures: string, calls: number) => {
+    if (calls > 1) return 'batch';
+    return known.has(procedures) ? procedures : 'unmatched';
+  };
 
   const fastEndpoint = (operation: AnyOperation, path: string, query: TrpcQuery): Endpoint => ({
     name: `/trpc/${path}`,
+    operation: path,
     calls: 1,
     bodyTypes: operation.kind === 'mutation' ? JSON_BODY : undefined,
     bodyOptional: true,
@@ -54,8 +61,14 @@ export function createTrpcEndpoints(options: TrpcEndpointOptions) {
     },
   });
 
-  const adapterEndpoint = (req: IncomingMessage, path: string, calls: number): Endpoint => ({
+  const adapterEndpoint = (
+    req: IncomingMessage,
+    path: string,
+    procedures: string,
+    calls: number,
+  ): Endpoint => ({
     name: `/trpc/${path}`,
+    operation: operationOf(procedures, calls),
     calls,
     bodyTypes: req.method === 'POST' ? JSON_BODY : undefined,
     bodyOptional: true,
@@ -97,7 +110,7 @@ export function createTrpcEndpoints(options: TrpcEndpointOptions) {
     const operation = options.fastPath ? operations.get(procedures) : undefined;
     return operation && isPlainCall(req, operation, query)
       ? fastEndpoint(operation, procedures, query)
-      : adapterEndpoint(req, path, calls);
+      : adapterEndpoint(req, path, procedures, calls);
   };
 
   return (req: IncomingMessage, state: RequestState): Endpoint => {

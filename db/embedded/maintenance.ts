@@ -1,0 +1,109 @@
+import { sql } from 'drizzle-orm';
+import { executeRows, type Database } from '../database.js';
+
+/**
+ * PGlite has no autovacuum worker: it runs one backend and nothing else. Without this the
+ * planner never gets statistics (a folder filled by an import plans as if empty) and deleted
+ * rows are never reclaimed. The thresholds are PostgreSQL's autovacuum defaults.
+ */
+export const ANALYZE_THRESHOLD = { rows: 50, scaleFactor: 0.1 };
+export const VACUUM_THRESHOLD = { rows: 50, scaleFactor: 0.2 };
+/** How far a table's size may drift from the size its statistics were taken at. */
+const PAGE_DRIFT = { pages: 8, scaleFactor: 0.1 };
+
+export interface TableActivity {
+  table: string;
+  /** pg_class.reltuples: -1 until the table was first analyzed or vacuumed. */
+  estimatedRows: number;
+  /** pg_class.relpages: the size when statistics were last taken. */
+  statisticsPages: number;
+  /** The size now. */
+  pages: number;
+  modifiedSinceAnalyze: number;
+  deadRows: number;
+}
+
+export interface MaintenanceStep {
+  table: string;
+  action: 'vacuum' | 'analyze';
+}
+
+const activityQuery = sql`
+  select c.relname as table, c.reltuples as estimated_rows, c.relpages as statistics_pages,
+    (pg_relation_size(c.oid) / current_setting('block_size')::int)::int as pages,
+    s.n_mod_since_analyze::int as modified, s.n_dead_tup::int as dead
+  from pg_stat_user_tables s join pg_class c on c.oid = s.relid
+  where s.schemaname = 'public'
+  order by c.relname`;
+
+/** What pg_stat_user_tables and pg_class say of every table of the service. */
+export async function tableActivity(db: Database): Promise<TableActivity[]> {
+  // Counters reach the view at most once a second; the changes just made count too.
+  await db.execute(sql`select pg_stat_force_next_flush()`);
+  const rows = await executeRows<{
+    table: string;
+    estimated_rows: number | string;
+    statistics_pages: number | string;
+    pages: number | string;
+    modified: number | string;
+    dead: number | string;
+  }>(db, activityQuery);
+  return rows.map((row) => ({
+    table: row.table,
+    estimatedRows: Number(row.estimated_rows),
+    statisticsPages: Number(row.statistics_pages),
+    pages: Number(row.pages),
+    modifiedSinceAnalyze: Number(row.modified),
+    deadRows: Number(row.dead),
+  }));
+}
+
+/**
+ * The steps autovacuum would take now. PGlite's activity counters start from zero at every
+ * open, so changes made before a restart or behind the service's back (an import, a restore)
+ * are seen through the table's size instead: statistics taken at another size are stale, and
+ * pages nobody vacuumed may hold dead rows and lack the visibility map index-only scans need.
+ */
+export function maintenanceSteps(tables: readonly TableActivity[]): MaintenanceStep[] {
+  const steps: MaintenanceStep[] = [];
+  for (const table of tables) {
+    const rows = Math.max(table.estimatedRows, 0);
+    const drifted =
+      Math.abs(table.pages - table.statisticsPages) >
+      PAGE_DRIFT.pages + PAGE_DRIFT.scaleFactor * table.statisticsPages;
+    const neverAnalyzed = table.estimatedRows < 0;
+    if (drifted || table.deadRows > VACUUM_THRESHOLD.rows + VACUUM_THRESHOLD.scaleFactor * rows) {
+      steps.push({ table: table.table, action: 'vacuum' });
+    }
+    if (
+      drifted ||
+      neverAnalyzed ||
+      table.modifiedSinceAnalyze > ANALYZE_THRESHOLD.rows + ANALYZE_THRESHOLD.scaleFactor * rows
+    ) {
+      steps.push({ table: table.table, action: 'analyze' });
+    }
+  }
+  return steps;
+}
+
+/** One step, one statement: PGlite serves nothing else while it runs. */
+export async function runMaintenanceStep(db: Database, step: MaintenanceStep): Promise<void> {
+  const table = sql.identifier(step.table);
+  await db.execute(step.action === 'vacuum' ? sql`vacuum ${table}` : sql`analyze ${table}`);
+}
+
+/**
+ * Takes the steps due now, one statement each, and returns them with how long each took.
+ * Between steps the requests queued meanwhile run first.
+ */
+export async function maintainTables(
+  db: Database,
+): Promise<(MaintenanceStep & { durationMs: number })[]> {
+  const done: (MaintenanceStep & { durationMs: number })[] = [];
+  for (const step of maintenanceSteps(await tableActivity(db))) {
+    const started = performance.now();
+    await runMaintenanceStep(db, step);
+    done.push({ ...step, durationMs: Math.round(performance.now() - started) });
+  }
+  return done;
+}

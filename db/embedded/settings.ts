@@ -1,0 +1,36 @@
+import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
+
+/** PostgreSQL settings of the embedded database, in PostgreSQL's units (`16MB`). */
+export interface EmbeddedSettings {
+  /**
+   * PostgreSQL's 128MB default is most of PGlite's memory, held by every process that opens a
+   * folder; the operating system's page cache holds the data files anyway.
+   */
+  sharedBuffers: string;
+  /**
+   * WAL written before a checkpoint. PGlite runs no checkpointer: a checkpoint happens inline
+   * when this much WAL has been written, and only the WAL since the last one is needed. The
+   * 1GB default left most of a folder WAL.
+   */
+  maxWalSize: string;
+  /** WAL kept for reuse after a checkpoint rather than removed. */
+  minWalSize: string;
+}
+
+export const DEFAULT_EMBEDDED_SETTINGS: EmbeddedSettings = {
+  sharedBuffers: '16MB',
+  maxWalSize: '64MB',
+  minWalSize: '32MB',
+};
+
+/** PGlite's own start parameters, then the settings above. */
+export function pgliteOptions(settings: EmbeddedSettings): PGliteOptions {
+  return {
+    startParams: [
+      ...PGlite.defaultStartParams,
+      ...['-c', `shared_buffers=${settings.sharedBuffers}`],
+      ...['-c', `max_wal_size=${settings.maxWalSize}`],
+      ...['-c', `min_wal_size=${settings.minWalSize}`],
+    ],
+  };
+}

@@ -1,0 +1,80 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { maintainTables, maintenanceSteps, tableActivity } from '../../db/embedded/maintenance.js';
+import { createTestDatabase, testDatabaseTarget, type TestDatabase } from '../helpers/database.js';
+
+const table = {
+  table: 'pets',
+  estimatedRows: 10_000,
+  statisticsPages: 100,
+  pages: 100,
+  modifiedSinceAnalyze: 0,
+  deadRows: 0,
+};
+
+describe('maintenanceSteps', () => {
+  it('takes none for a table whose statistics are fresh and that holds few dead rows', () => {
+    expect(maintenanceSteps([{ ...table, modifiedSinceAnalyze: 1_050, deadRows: 2_050 }])).toEqual(
+      [],
+    );
+  });
+
+  it('analyzes past autovacuum’s threshold of changed rows (50 + 10%)', () => {
+    expect(maintenanceSteps([{ ...table, modifiedSinceAnalyze: 1_051 }])).toEqual([
+      { table: 'pets', action: 'analyze' },
+    ]);
+  });
+
+  it('vacuums past autovacuum’s threshold of dead rows (50 + 20%)', () => {
+    expect(maintenanceSteps([{ ...table, deadRows: 2_051 }])).toEqual([
+      { table: 'pets', action: 'vacuum' },
+    ]);
+  });
+
+  it('analyzes a table never analyzed, even empty (a migration just made it)', () => {
+    expect(
+      maintenanceSteps([{ ...table, estimatedRows: -1, statisticsPages: 0, pages: 0 }]),
+    ).toEqual([{ table: 'pets', action: 'analyze' }]);
+  });
+
+  it('vacuums and analyzes a table whose size drifted from its statistics, vacuum first', () => {
+    expect(maintenanceSteps([{ ...table, pages: 119 }])).toEqual([
+      { table: 'pets', action: 'vacuum' },
+      { table: 'pets', action: 'analyze' },
+    ]);
+  });
+});
+
+describe.runIf(testDatabaseTarget().kind === 'pglite')('maintainTables on PGlite', () => {
+  let database: TestDatabase;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(() => database.destroy());
+
+  const pets = async () =>
+    (await tableActivity(database.handle.db)).find((activity) => activity.table === 'pets');
+
+  it('analyzes the tables the migrations made, then has nothing left to do', async () => {
+    const first = await maintainTables(database.handle.db);
+    expect(first.map((step) => step.table)).toContain('pets');
+    expect(await maintainTables(database.handle.db)).toEqual([]);
+  });
+
+  it('analyzes after many writes and vacuums after many deletes', async () => {
+    const { db } = database.handle;
+    await db.execute(sql`
+      insert into pets (name, category_id) select 'Pet ' || g, 1 from generate_series(1, 2000) g`);
+    const analyzed = await maintainTables(db);
+    expect(analyzed).toContainEqual(expect.objectContaining({ table: 'pets', action: 'analyze' }));
+    expect((await pets())?.estimatedRows).toBe(2_000);
+
+    await db.execute(sql`delete from pets where id % 2 = 0`);
+    expect((await pets())?.deadRows).toBe(1_000);
+    const vacuumed = await maintainTables(db);
+    expect(vacuumed).toContainEqual(expect.objectContaining({ table: 'pets', action: 'vacuum' }));
+    expect((await pets())?.deadRows).toBe(0);
+    expect(await maintainTables(db)).toEqual([]);
+  });
+});

@@ -1,0 +1,123 @@
+import { afterEach, beforeEach, describe, expect, it, vi, type TestContext } from 'vitest';
+import { spawnServer, type ChildServer } from '../helpers/child-server.js';
+import { createPostgresDatabase, testDatabaseTarget } from '../helpers/database.js';
+import { rawRequest } from '../helpers/http.js';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
+
+/** The contract's bounds (5 s), plus room for a loaded two-core machine. */
+const ANSWER_WITHIN_MS = 5_000 + 1_500;
+const READY_WITHIN_MS = 5_000 + 1_500;
+const KEY = 'database-start-key-0123456789';
+const target = testDatabaseTarget();
+
+async function timed(
+  server: ChildServer,
+  path: string,
+  options: { method?: string; body?: string } = {},
+) {
+  const started = performance.now();
+  const response = await rawRequest(server.origin, path, {
+    ...options,
+    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+  });
+  return { ...response, ms: performance.now() - started };
+}
+
+/**
+ * The service started while PostgreSQL cannot be reached (a proxy in front of a fresh,
+ * unmigrated database that refuses connections): it must start, answer /healthz 200 and all
+ * else 503, and be ready within 5 s of the database answering, migrations applied meanwhile.
+ */
+describe.runIf(target.kind === 'postgres')(
+  'a service started while its database is unreachable',
+  () => {
+    let proxy: TcpProxy;
+    let url: string;
+    let drop: () => Promise<void>;
+
+    beforeEach(async () => {
+      if (target.kind !== 'postgres') throw new Error('PostgreSQL only');
+      const database = await createPostgresDatabase(target);
+      drop = database.drop;
+      const direct = new URL(database.url);
+      proxy = await startTcpProxy(direct.hostname, Number(direct.port || 5432));
+      await proxy.refuse();
+      direct.hostname = '127.0.0.1';
+      direct.port = String(proxy.port);
+      url = direct.toString();
+    });
+    afterEach(async () => {
+      await proxy.close();
+      await drop();
+    });
+
+    const startsAndRecovers = async (workers: number, { annotate }: TestContext) => {
+      const server = await spawnServer(
+        { DATABASE_URL: url, API_KEYS: KEY, WORKERS: String(workers), RATE_LIMIT: 'off' },
+        { listeners: workers },
+      );
+      try {
+        expect((await timed(server, '/healthz')).status).toBe(200);
+        const answers = [
+          await timed(server, '/readyz'),
+          await timed(server, '/v1/pets'),
+          await timed(server, '/v1/pets', {
+            method: 'POST',
+            body: '{"name":"Rex","categoryId":1}',
+          }),
+          await timed(server, '/v1/events'),
+          await timed(server, '/trpc/pets.list?input=%7B%7D'),
+        ];
+        expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 503));
+        for (const answer of answers.slice(1, 4)) {
+          expect(JSON.parse(answer.body)).toMatchObject({
+            code: 'SERVICE_UNAVAILABLE',
+            status: 503,
+          });
+        }
+        expect(Math.max(...answers.map((answer) => answer.ms))).toBeLessThan(ANSWER_WITHIN_MS);
+
+        await proxy.restore();
+        const restored = performance.now();
+        // Ready on every process, not only the one that answered: requests on new connections
+        // go to the workers in turn.
+        await vi.waitFor(
+          async () => {
+            expect((await timed(server, '/readyz')).status).toBe(200);
+            for (let i = 0; i < 2 * workers; i++) {
+              expect((await timed(server, '/v1/pets')).status).toBe(200);
+            }
+          },
+          { timeout: READY_WITHIN_MS, interval: 100 },
+        );
+        const readyAfter = performance.now() - restored;
+        expect(readyAfter).toBeLessThan(READY_WITHIN_MS);
+        await annotate(`ready ${Math.round(readyAfter)} ms after the database answered`);
+        const created = await timed(server, '/v1/pets', {
+          method: 'POST',
+          body: '{"name":"Rex","categoryId":1}',
+        });
+        expect(created.status).toBe(201);
+        expect(server.child.exitCode).toBeNull();
+      } finally {
+        await server.stop();
+      }
+    };
+
+    it('starts, answers 503 until the database answers, then serves', async (context) => {
+      await startsAndRecovers(1, context);
+    }, 90_000);
+
+    it('starts with WORKERS=2, every worker answering 503 until the database answers', async (context) => {
+      await startsAndRecovers(2, context);
+    }, 90_000);
+
+    it('exits 78 once the database answers and holds no API key, as it would have at start', async () => {
+      const server = await spawnServer({ DATABASE_URL: url });
+      expect((await timed(server, '/healthz')).status).toBe(200);
+      await proxy.restore();
+      expect(await server.exited).toEqual({ code: 78, signal: null });
+      expect(server.output()).toContain('No API key exists');
+    }, 60_000);
+  },
+);

@@ -1,0 +1,91 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startNodeFlags } from '../../scripts/start-flags.js';
+import { createChildDatabase, type ChildDatabase } from '../helpers/child-database.js';
+import { freePort, spawnServer, type ChildServer } from '../helpers/child-server.js';
+import { rawRequest } from '../helpers/http.js';
+
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+
+/** The service's command line run to completion, as a person at a terminal runs it. */
+function runService(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(
+    process.execPath,
+    [...startNodeFlags(), '--import', 'tsx', 'server/main.ts', ...args],
+    { cwd: repoRoot, env: { PATH: process.env.PATH, PORT: '0', ...env } },
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  return new Promise((resolve) => {
+    child.once('exit', (code) => {
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+describe('the command line', () => {
+  let dataDir: string;
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'petstore-cli-'));
+  });
+  afterAll(() => rm(dataDir, { recursive: true, force: true }));
+
+  it('prints usage for --help and exits 0 without starting', async () => {
+    const run = await runService(['--help'], { PGLITE_DIR: dataDir });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^Usage: /);
+    expect(run.stdout).toContain('METRICS_PORT');
+    expect(run.stdout).not.toContain('listening');
+  });
+
+  it('refuses an unknown argument with the usage and exit code 64', async () => {
+    const run = await runService(['--port', '80'], { PGLITE_DIR: dataDir });
+    expect(run.code).toBe(64);
+    expect(run.stderr).toContain("Unknown option '--port'");
+    expect(run.stderr).toContain('Usage: ');
+  });
+
+  it('names a bad variable and the form it expects', async () => {
+    const run = await runService([], { PGLITE_DIR: dataDir, PORT: 'abc' });
+    expect(run.code).toBe(78);
+    expect(run.stderr).toContain('PORT="abc": expected a whole number from 0 to 65535');
+    expect(run.stderr).not.toContain('NaN');
+  });
+});
+
+describe('a service started without PUBLIC_BASE_URL', () => {
+  let database: ChildDatabase;
+  let server: ChildServer;
+  let port: number;
+
+  beforeAll(async () => {
+    database = await createChildDatabase();
+    port = await freePort();
+    server = await spawnServer({ ...database.env, PORT: String(port) });
+  });
+  afterAll(async () => {
+    await server.stop();
+    await database.destroy();
+  });
+
+  it('answers GET / with where the docs and the API are', async () => {
+    const response = await rawRequest(server.origin, '/');
+    expect(response.status).toBe(200);
+    expect(JSON.parse(response.body)).toMatchObject({ docs: '/docs', openapi: '/v1/openapi.json' });
+  });
+
+  it('serves an OpenAPI document naming the address it listens on', async () => {
+    const response = await rawRequest(server.origin, '/v1/openapi.json');
+    const document = JSON.parse(response.body) as { servers: { url: string }[] };
+    expect(document.servers[0]?.url).toBe(`http://127.0.0.1:${port}/v1`);
+  });
+});
