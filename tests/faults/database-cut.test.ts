@@ -1,6 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it, vi, type TestContext } from 'vitest';
+import { afterEach, beforeEach, expect, it, vi, type TestContext } from 'vitest';
 import { spawnServer, type ChildServer } from '../helpers/child-server.js';
-import { createPostgresDatabase, testDatabaseTarget } from '../helpers/database.js';
+import { createPostgresDatabase, describeOnPostgres, postgresTarget } from '../helpers/database.js';
 import { rawRequest } from '../helpers/http.js';
 import { openStream, type SseStream } from '../helpers/sse.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
@@ -11,7 +11,6 @@ const KEY = 'database-cut-key-0123456789';
 const CLIENTS = 6;
 const STREAMS = 4;
 const auth = { authorization: `Bearer ${KEY}` };
-const target = testDatabaseTarget();
 
 interface Answer {
   status: number;
@@ -62,14 +61,13 @@ async function readUntil(stream: SseStream, petId: number) {
  * is a success or a 503 within 5 s, writes and new streams work within 5 s of the database
  * returning, and a stream resumed with Last-Event-ID loses and repeats nothing.
  */
-describe.runIf(target.kind === 'postgres')('PostgreSQL connections cut under load', () => {
+describeOnPostgres('PostgreSQL connections cut under load', () => {
   let proxy: TcpProxy;
   let url: string;
   let drop: () => Promise<void>;
 
   beforeEach(async () => {
-    if (target.kind !== 'postgres') throw new Error('PostgreSQL only');
-    const database = await createPostgresDatabase(target);
+    const database = await createPostgresDatabase(postgresTarget());
     drop = database.drop;
     const direct = new URL(database.url);
     proxy = await startTcpProxy(direct.hostname, Number(direct.port || 5432));
