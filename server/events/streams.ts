@@ -1,5 +1,6 @@
 import { TRPCError } from '@trpc/server';
 import type { DatabaseHandle } from '../../db/client.js';
+import type { DatabaseBudget } from '../../db/deadline.js';
 import { lastEventId, prunedThrough, type EventType } from '../../db/queries/events.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import type { Logger } from '../process/logger.js';
@@ -57,6 +58,28 @@ export class StreamsClosingError extends TRPCError {
       code: 'SERVICE_UNAVAILABLE',
       message: 'The server is shutting down; reconnect and resume from the last event id received',
     });
+  }
+}
+
+/**
+ * A stream being opened, within the request's database budget. The budget answers 503 when the
+ * database does not, but the opening goes on: a stalled database that answers later hands it a
+ * slot and a live subscription that no one will ever read, held until the process ends (each
+ * stream asked for during a stall took one of its key's slots for good). Such a late stream is
+ * ended at once, which gives its slot back.
+ */
+export async function openWithin(
+  budget: DatabaseBudget,
+  opening: Promise<Subscription>,
+): Promise<Subscription> {
+  try {
+    return await budget.within(opening);
+  } catch (error) {
+    opening.then(
+      (late) => void late.return(),
+      () => undefined,
+    );
+    throw error;
   }
 }
 

@@ -8,7 +8,7 @@ import type {
   OperationContext,
   RestBinding,
 } from '../operations/define.js';
-import { StreamsClosingError } from '../events/streams.js';
+import { openWithin, StreamsClosingError } from '../events/streams.js';
 import type { streamEvents } from '../operations/events.js';
 import { toTRPCError } from './errors.js';
 import { middleware, procedure, type Meta } from './init.js';
@@ -114,7 +114,7 @@ export function subscriptionProcedure(stream: typeof streamEvents) {
     .use(guard(stream.scope))
     .input(stream.input)
     .subscription(async ({ ctx, input, signal }) => {
-      const events = await ctx.budget.within(stream.open(ctx, input));
+      const events = await openWithin(ctx.budget, stream.open(ctx, input));
       const stop = () => void events.return();
       if (signal?.aborted) stop();
       else signal?.addEventListener('abort', stop);

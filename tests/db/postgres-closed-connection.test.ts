@@ -14,6 +14,8 @@ import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
  * so every cut with a transaction in flight did it (or, before leased slots, a stream lock). These run postgres.js
  * through a proxy to the test server and cut it; unpatched, the process dies here. Both copies
  * the package installs for Node run: the ES module the service uses and the CommonJS one.
+ * Third part: a query waiting behind a busy reserved connection was never answered nor
+ * rejected once the connection closed, and held its caller (the event feed) for good.
  */
 const target = testDatabaseTarget();
 const drivers = {
@@ -72,6 +74,18 @@ describe.runIf(target.kind === 'postgres').each(Object.entries(drivers))(
       await proxy.restore();
       expect(await sql`select 3 as three`).toEqual([{ three: 3 }]);
     });
+
+    it('rejects the queries waiting behind a busy reserved connection when the cut closes it', async () => {
+      const reserved = await sql.reserve();
+      // A statement with a parameter is described first, which marks the connection busy: the
+      // rollback after it waits in the reservation's queue for its answer, which never comes.
+      const busy = reserved`select pg_sleep(${30})`.catch((error: unknown) => error);
+      const waiting = reserved`rollback`.catch((error: unknown) => error);
+      await proxy.cut();
+      expect(await busy).toBeInstanceOf(Error);
+      expect(await waiting).toMatchObject({ code: 'CONNECTION_CLOSED' });
+      reserved.release();
+    }, 10_000);
 
     it('connects again after a cut that dropped a buffered write', async () => {
       const sockets: Socket[] = [];

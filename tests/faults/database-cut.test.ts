@@ -1,8 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it, vi, type TestContext } from 'vitest';
+import { afterEach, beforeEach, expect, it, vi, type TestContext } from 'vitest';
 import { spawnServer, type ChildServer } from '../helpers/child-server.js';
-import { createPostgresDatabase, testDatabaseTarget } from '../helpers/database.js';
+import { createPostgresDatabase, describeOnPostgres, postgresTarget } from '../helpers/database.js';
 import { rawRequest } from '../helpers/http.js';
-import { openStream } from '../helpers/sse.js';
+import { openStream, type SseStream } from '../helpers/sse.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
 /** The contract's bounds (5 s), plus room for a loaded two-core machine. */
@@ -11,7 +11,6 @@ const KEY = 'database-cut-key-0123456789';
 const CLIENTS = 6;
 const STREAMS = 4;
 const auth = { authorization: `Bearer ${KEY}` };
-const target = testDatabaseTarget();
 
 interface Answer {
   status: number;
@@ -30,19 +29,45 @@ async function call(server: ChildServer, method: string, path: string, body?: un
   return { ...response, ms: performance.now() - started };
 }
 
+const eventIds = (stream: SseStream) => stream.frames.map((frame) => Number(frame.id));
+const createdPets = (stream: SseStream) =>
+  stream.frames
+    .filter((frame) => frame.event === 'pet.created')
+    .map((frame) => (JSON.parse(frame.data) as { data: { id: number } }).data.id);
+
+/** Opens `/v1/events` (resuming after `lastId`), again until it is 200. */
+async function openEvents(server: ChildServer, lastId?: number) {
+  const headers = { ...auth, ...(lastId === undefined ? {} : { 'last-event-id': String(lastId) }) };
+  let stream = await openStream(server.origin, '/v1/events', { headers });
+  await vi.waitFor(async () => {
+    if (stream.status !== 200) stream = await openStream(server.origin, '/v1/events', { headers });
+    expect(stream.status).toBe(200);
+  }, WITHIN_MS);
+  return stream;
+}
+
+/** Waits for the creation of pet `petId` on `stream`, closes it, and returns its event ids. */
+async function readUntil(stream: SseStream, petId: number) {
+  await vi.waitFor(() => {
+    expect(createdPets(stream), `got ${eventIds(stream).join()}`).toContain(petId);
+  }, WITHIN_MS);
+  stream.close();
+  return eventIds(stream);
+}
+
 /**
  * The connections to PostgreSQL cut (a proxy between the service and a database of its own)
  * while event streams are open and orders are in flight: the process stays up, every answer
- * is a success or a 503 within 5 s, and writes work within 5 s of the database returning.
+ * is a success or a 503 within 5 s, writes and new streams work within 5 s of the database
+ * returning, and a stream resumed with Last-Event-ID loses and repeats nothing.
  */
-describe.runIf(target.kind === 'postgres')('PostgreSQL connections cut under load', () => {
+describeOnPostgres('PostgreSQL connections cut under load', () => {
   let proxy: TcpProxy;
   let url: string;
   let drop: () => Promise<void>;
 
   beforeEach(async () => {
-    if (target.kind !== 'postgres') throw new Error('PostgreSQL only');
-    const database = await createPostgresDatabase(target);
+    const database = await createPostgresDatabase(postgresTarget());
     drop = database.drop;
     const direct = new URL(database.url);
     proxy = await startTcpProxy(direct.hostname, Number(direct.port || 5432));
@@ -108,23 +133,40 @@ describe.runIf(target.kind === 'postgres')('PostgreSQL connections cut under loa
 
       await proxy.restore();
       const restored = performance.now();
+      // A stream asked for now is live, and a write goes through and reaches it.
+      const fresh = await openEvents(server);
+      let marker = 0;
       await vi.waitFor(async () => {
         const pet = await call(server, 'POST', '/v1/pets', { name: 'marker', categoryId: 1 });
         expect(pet.status).toBe(201);
+        marker = (JSON.parse(pet.body) as { id: number }).id;
       }, WITHIN_MS);
+      await readUntil(fresh, marker);
       const recovered = performance.now() - restored;
       stop = true;
       await load;
 
       expect(server.logs.filter((line) => line.msg === 'worker died; replacing it')).toEqual([]);
-      expect(server.output()).not.toMatch(/TypeError|uncaught/i);
       expect(answers.filter((answer) => ![201, 503].includes(answer.status))).toEqual([]);
       expect(Math.max(...duringCut().map((answer) => answer.ms))).toBeLessThan(WITHIN_MS);
       expect(recovered).toBeLessThan(WITHIN_MS);
+      expect(server.output()).not.toMatch(/TypeError|uncaught/i);
 
+      // The streams open through the cut end; one more change comes after them; each resumes.
+      const seenBefore = streams.map((stream) => eventIds(stream));
       for (const stream of streams) stream.close();
+      const last = await call(server, 'POST', '/v1/pets', { name: 'last', categoryId: 1 });
+      expect(last.status).toBe(201);
+      const lastPet = (JSON.parse(last.body) as { id: number }).id;
+      // The log from the first event: what happened, every event once, in order.
+      const firstId = seenBefore[0]?.[0] ?? 0;
+      const log = [firstId, ...(await readUntil(await openEvents(server, firstId), lastPet))];
+      for (const before of seenBefore) {
+        const resumed = await readUntil(await openEvents(server, before.at(-1)), lastPet);
+        expect([...before, ...resumed]).toEqual(log.filter((id) => id >= (before[0] ?? 0)));
+      }
       await annotate(
-        `${duringCut().length} answers during the cut, slowest ${Math.round(Math.max(...duringCut().map((a) => a.ms)))} ms; writes ${Math.round(recovered)} ms after the database returned`,
+        `${duringCut().length} answers during the cut, slowest ${Math.round(Math.max(...duringCut().map((a) => a.ms)))} ms; writes and a new stream ${Math.round(recovered)} ms after the database returned`,
       );
     } finally {
       stop = true;

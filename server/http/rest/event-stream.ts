@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { authorize } from '../../auth/authorize.js';
 import { isFeedBatch, type EventBody } from '../../events/feed.js';
 import { KeyRevokedError } from '../../events/key-watch.js';
+import { openWithin } from '../../events/streams.js';
 import type { EventRun } from '../../events/subscription.js';
 import { streamEvents } from '../../operations/events.js';
 import type { OperationContext } from '../../operations/define.js';
@@ -98,7 +99,7 @@ async function serve({ req, res, state, ctx }: Call): Promise<void> {
   const input = inputOf(state.query, req.headers['last-event-id'] as string | undefined);
   const client = { gone: false };
   res.once('close', () => (client.gone = true));
-  const events = await ctx.budget.within(streamEvents.open(ctx as OperationContext, input));
+  const events = await openWithin(ctx.budget, streamEvents.open(ctx as OperationContext, input));
   // A client that left while the stream opened is gone already: its 'close' will not come again.
   if (client.gone) {
     await events.return();
