@@ -14,7 +14,11 @@ const postgresUrl = process.env.TEST_DATABASE_URL;
 /** In CI the project always runs (and fails without PgBouncer); elsewhere where it is installed. */
 const pooled = inCI() || existsSync(PGBOUNCER_BIN);
 
-/** What a pooler in transaction mode can break: transactions, statements, locks, LISTEN. */
+/**
+ * What a pooler in transaction mode can break (transactions, statements, locks, LISTEN), and
+ * the database faults with the pooler in the way: the cut, stall and late start tests then cut
+ * the service from PgBouncer.
+ */
 const POOLED_TESTS = [
   'tests/router/orders.test.ts',
   'tests/router/pet-lifecycle.test.ts',
@@ -29,6 +33,9 @@ const POOLED_TESTS = [
   'tests/faults/concurrency.test.ts',
   'tests/faults/store-concurrency.test.ts',
   'tests/faults/pooler.test.ts',
+  'tests/faults/database-cut.test.ts',
+  'tests/faults/database-stall.test.ts',
+  'tests/faults/database-start.test.ts',
   'tests/db/direct-connection.test.ts',
   'tests/db/transactions.test.ts',
 ];
