@@ -1,6 +1,6 @@
 import type { AnyOperation } from '../operations/define.js';
 import { createCallerFactory, router } from '../trpc/init.js';
-import { eventOperations, eventsRouter } from './events.js';
+import { eventOperations, eventsRouter, eventSubscriptionPaths } from './events.js';
 import { orderOperations, ordersRouter } from './orders.js';
 import { petOperations, petsRouter } from './pets.js';
 import { storeOperations, storeRouter } from './store.js';
@@ -35,3 +35,6 @@ export const operations: ReadonlyMap<string, AnyOperation> = new Map(
     ]),
   ),
 );
+
+/** Every procedure path the router serves: the operations and the subscriptions. */
+export const procedurePaths: readonly string[] = [...operations.keys(), ...eventSubscriptionPaths];

@@ -7,8 +7,13 @@ export const eventOperations = {
   ticket: createStreamTicket,
 };
 
+const subscriptions = { onChange: subscriptionProcedure(streamEvents) };
+
+/** The subscriptions under their tRPC paths; they run in tRPC's adapter, not as operations. */
+export const eventSubscriptionPaths = Object.keys(subscriptions).map((name) => `events.${name}`);
+
 /** `events.onChange`: every change, over server-sent events; `events.ticket` for EventSource. */
 export const eventsRouter = router({
   ...proceduresOf(eventOperations),
-  onChange: subscriptionProcedure(streamEvents),
+  ...subscriptions,
 });

@@ -28,6 +28,9 @@ const api = {
     }),
   }),
   operations: new Map([...operations].filter(([name]) => name.startsWith('pets.'))),
+  procedures: [...operations.keys()]
+    .filter((name) => name.startsWith('pets.'))
+    .concat('events.onChange'),
 };
 
 const server = useTestServer({ api });

@@ -19,6 +19,8 @@ export interface TrpcEndpointOptions {
   router: AnyTRPCRouter;
   /** Operations under their procedure paths, for the fast path. */
   operations: ReadonlyMap<string, AnyOperation>;
+  /** Every procedure path the router serves, the only names a call is labelled with. */
+  procedures: readonly string[];
   /** False sends every call through tRPC's adapter (the wire test compares the two). */
   fastPath: boolean;
   /** Calls one batch may hold. */
@@ -42,7 +44,7 @@ function isPlainCall(req: IncomingMessage, operation: AnyOperation, query: TrpcQ
  */
 export function createTrpcEndpoints(options: TrpcEndpointOptions) {
   const { router, operations, onError } = options;
-  const known = new Set(Object.keys(router._def.procedures as Record<string, unknown>));
+  const known = new Set(options.procedures);
   /** A procedure the router has, `batch`, or `unmatched`: never a path a caller made up. */
   const operationOf = (procedures: string, calls: number) => {
     if (calls > 1) return 'batch';
