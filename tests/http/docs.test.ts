@@ -74,9 +74,11 @@ describe('GET /docs', () => {
       }
 
       await page.locator('.auth-wrapper .authorize').click();
-      await page.locator('.modal-ux input').first().fill(TEST_KEY);
-      await page.locator('.modal-ux button.authorize').click();
-      await page.locator('.modal-ux button.btn-done').click();
+      // The modal holds one form per security scheme: the key goes in the bearer one.
+      const bearer = page.locator('.modal-ux .auth-container').filter({ hasText: 'bearerAuth' });
+      await bearer.locator('input').fill(TEST_KEY);
+      await bearer.locator('button.authorize').click();
+      await bearer.locator('button.btn-done').click();
       await page.locator('#operations-pets-listPets .opblock-summary').click();
       await page.locator('#operations-pets-listPets .try-out__btn').click();
       await page.locator('#operations-pets-listPets .execute').click();

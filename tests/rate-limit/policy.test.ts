@@ -35,7 +35,9 @@ describe('RATE_LIMIT and REDIS_URL configuration', () => {
 
   it('names RATE_LIMIT and the expected form when it cannot be read', () => {
     expect(() => loadConfig({ RATE_LIMIT: 'lots' })).toThrow(ConfigError);
-    expect(() => loadConfig({ RATE_LIMIT: 'lots' })).toThrow(/RATE_LIMIT: expected .* 600\/60s/);
+    expect(() => loadConfig({ RATE_LIMIT: 'lots' })).toThrow(
+      /RATE_LIMIT="lots": expected .* 600\/60s/,
+    );
   });
 
   it('refuses a REDIS_URL that is not redis:// or rediss://', () => {
