@@ -43,8 +43,9 @@ export interface DatabaseHandle {
    * Calls `onNotify` for every NOTIFY on `channel`, and `onListening` each time the listener is
    * (re)connected, when notifications sent meanwhile may have been missed. On PostgreSQL this is
    * one connection of its own per process, to the direct URL when there is one; without it the
-   * URL may be a pooler, where LISTEN reaches no one, so `onListening` is also called every
-   * LISTEN_FALLBACK_MS. On PGlite, in process.
+   * URL may be a pooler, where LISTEN reaches no one, so until the server proves it sees our
+   * connections directly `onListening` is also called every LISTEN_FALLBACK_MS. On PGlite, in
+   * process.
    */
   listen(
     channel: string,
@@ -108,7 +109,11 @@ function openPostgres(url: string, poolMax: number, directUrl?: string): Databas
     listen: async (channel, onNotify, onListening) => {
       const listening = await listener.listen(channel, onNotify, onListening);
       if (directUrl) return listening;
-      const poll = setInterval(onListening, LISTEN_FALLBACK_MS);
+      // Not once the server proved it sees this process's connections directly (the same proof
+      // that lets statements be named): then LISTEN on this URL reaches us.
+      const poll = setInterval(() => {
+        if (!mode.prepared) onListening();
+      }, LISTEN_FALLBACK_MS);
       poll.unref();
       return {
         unlisten: () => {

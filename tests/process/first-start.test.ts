@@ -70,7 +70,12 @@ describe('a service started without PUBLIC_BASE_URL', () => {
   beforeAll(async () => {
     database = await createChildDatabase();
     port = await freePort();
-    server = await spawnServer({ ...database.env, PORT: String(port) });
+    // PostgreSQL refuses to start without a key; the embedded database issues its first.
+    server = await spawnServer({
+      ...database.env,
+      PORT: String(port),
+      API_KEYS: 'first-start-key-0123456789',
+    });
   });
   afterAll(async () => {
     await server.stop();
