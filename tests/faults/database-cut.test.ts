@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, expect, it, vi, type TestContext } from 'vitest';
 import { spawnServer, type ChildServer } from '../helpers/child-server.js';
-import { createPostgresDatabase, describeOnPostgres, postgresTarget } from '../helpers/database.js';
+import { describeOnPostgres } from '../helpers/database.js';
 import { rawRequest } from '../helpers/http.js';
 import { openStream, type SseStream } from '../helpers/sse.js';
-import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
+import { createProxiedDatabase, type ProxiedDatabase } from '../helpers/proxied-database.js';
 
 /** The contract's bounds (5 s), plus room for a loaded two-core machine. */
 const WITHIN_MS = 5_000 + 1_500;
@@ -62,27 +62,16 @@ async function readUntil(stream: SseStream, petId: number) {
  * returning, and a stream resumed with Last-Event-ID loses and repeats nothing.
  */
 describeOnPostgres('PostgreSQL connections cut under load', () => {
-  let proxy: TcpProxy;
-  let url: string;
-  let drop: () => Promise<void>;
+  let database: ProxiedDatabase;
 
   beforeEach(async () => {
-    const database = await createPostgresDatabase(postgresTarget());
-    drop = database.drop;
-    const direct = new URL(database.url);
-    proxy = await startTcpProxy(direct.hostname, Number(direct.port || 5432));
-    direct.hostname = '127.0.0.1';
-    direct.port = String(proxy.port);
-    url = direct.toString();
+    database = await createProxiedDatabase();
   });
-  afterEach(async () => {
-    await proxy.close();
-    await drop();
-  });
+  afterEach(() => database.destroy());
 
   const cutUnderLoad = async (workers: number, { annotate }: TestContext) => {
     const server = await spawnServer(
-      { DATABASE_URL: url, API_KEYS: KEY, WORKERS: String(workers), RATE_LIMIT: 'off' },
+      { DATABASE_URL: database.url, API_KEYS: KEY, WORKERS: String(workers), RATE_LIMIT: 'off' },
       { listeners: workers },
     );
     let stop = false;
@@ -121,7 +110,7 @@ describeOnPostgres('PostgreSQL connections cut under load', () => {
         }),
       );
       await started;
-      await proxy.cut();
+      await database.proxy.cut();
       cut = true;
       const duringCut = () => answers.filter((answer) => answer.afterCut);
       await vi.waitFor(() => {
@@ -131,7 +120,7 @@ describeOnPostgres('PostgreSQL connections cut under load', () => {
       }, 30_000);
       expect(server.child.exitCode).toBeNull();
 
-      await proxy.restore();
+      await database.proxy.restore();
       const restored = performance.now();
       // A stream asked for now is live, and a write goes through and reaches it.
       const fresh = await openEvents(server);

@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, expect, it, vi, type TestContext } from 'vitest';
 import { freePort, spawnServer, type ChildServer } from '../helpers/child-server.js';
-import { createPostgresDatabase, describeOnPostgres, postgresTarget } from '../helpers/database.js';
+import { describeOnPostgres } from '../helpers/database.js';
 import { rawRequest } from '../helpers/http.js';
 import { openStream, type SseStream } from '../helpers/sse.js';
-import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
+import { createProxiedDatabase, type ProxiedDatabase } from '../helpers/proxied-database.js';
 
 /** The contract's bounds (5 s), plus room for a loaded two-core machine. */
 const WITHIN_MS = 5_000 + 1_500;
@@ -51,29 +51,18 @@ async function openEvents(server: ChildServer) {
  * changes after it, and new streams and writes work within 5 s of the database answering.
  */
 describeOnPostgres('PostgreSQL stalled with streams open', () => {
-  let proxy: TcpProxy;
-  let url: string;
-  let drop: () => Promise<void>;
+  let database: ProxiedDatabase;
 
   beforeEach(async () => {
-    const database = await createPostgresDatabase(postgresTarget());
-    drop = database.drop;
-    const direct = new URL(database.url);
-    proxy = await startTcpProxy(direct.hostname, Number(direct.port || 5432));
-    direct.hostname = '127.0.0.1';
-    direct.port = String(proxy.port);
-    url = direct.toString();
+    database = await createProxiedDatabase();
   });
-  afterEach(async () => {
-    await proxy.close();
-    await drop();
-  });
+  afterEach(() => database.destroy());
 
   it('refuses new streams with 503, keeps open ones, and recovers', async ({
     annotate,
   }: TestContext) => {
     const server = await spawnServer({
-      DATABASE_URL: url,
+      DATABASE_URL: database.url,
       API_KEYS: KEY,
       RATE_LIMIT: 'off',
       EVENT_STREAMS_PER_KEY: String(STREAMS_PER_KEY),
@@ -90,7 +79,7 @@ describeOnPostgres('PostgreSQL stalled with streams open', () => {
         expect(createdPets(through)).toContain(first.id);
       }, WITHIN_MS);
 
-      proxy.stall();
+      database.proxy.stall();
       const refused = [];
       for (let i = 0; i < STREAMS_PER_KEY; i++) {
         const { stream, ms } = await openEvents(server);
@@ -103,7 +92,7 @@ describeOnPostgres('PostgreSQL stalled with streams open', () => {
       expect(write).toMatchObject({ status: 503 });
       expect(write.ms).toBeLessThan(WITHIN_MS);
 
-      await proxy.restore();
+      await database.proxy.restore();
       const restored = performance.now();
       let fresh: SseStream | undefined;
       await vi.waitFor(async () => {

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi, type TestContext } from 'vitest';
 import { spawnServer, type ChildServer } from '../helpers/child-server.js';
-import { createPostgresDatabase, testDatabaseTarget } from '../helpers/database.js';
+import { testDatabaseTarget } from '../helpers/database.js';
 import { rawRequest } from '../helpers/http.js';
-import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
+import { createProxiedDatabase, type ProxiedDatabase } from '../helpers/proxied-database.js';
 
 /** The contract's bounds (5 s), plus room for a loaded two-core machine. */
 const ANSWER_WITHIN_MS = 5_000 + 1_500;
@@ -31,29 +31,17 @@ async function timed(
 describe.runIf(target.kind === 'postgres')(
   'a service started while its database is unreachable',
   () => {
-    let proxy: TcpProxy;
-    let url: string;
-    let drop: () => Promise<void>;
+    let database: ProxiedDatabase;
 
     beforeEach(async () => {
-      if (target.kind !== 'postgres') throw new Error('PostgreSQL only');
-      const database = await createPostgresDatabase(target);
-      drop = database.drop;
-      const direct = new URL(database.url);
-      proxy = await startTcpProxy(direct.hostname, Number(direct.port || 5432));
-      await proxy.refuse();
-      direct.hostname = '127.0.0.1';
-      direct.port = String(proxy.port);
-      url = direct.toString();
+      database = await createProxiedDatabase();
+      await database.proxy.refuse();
     });
-    afterEach(async () => {
-      await proxy.close();
-      await drop();
-    });
+    afterEach(() => database.destroy());
 
     const startsAndRecovers = async (workers: number, { annotate }: TestContext) => {
       const server = await spawnServer(
-        { DATABASE_URL: url, API_KEYS: KEY, WORKERS: String(workers), RATE_LIMIT: 'off' },
+        { DATABASE_URL: database.url, API_KEYS: KEY, WORKERS: String(workers), RATE_LIMIT: 'off' },
         { listeners: workers },
       );
       try {
@@ -77,7 +65,7 @@ describe.runIf(target.kind === 'postgres')(
         }
         expect(Math.max(...answers.map((answer) => answer.ms))).toBeLessThan(ANSWER_WITHIN_MS);
 
-        await proxy.restore();
+        await database.proxy.restore();
         const restored = performance.now();
         // Ready on every process, not only the one that answered: requests on new connections
         // go to the workers in turn.
@@ -113,9 +101,9 @@ describe.runIf(target.kind === 'postgres')(
     }, 90_000);
 
     it('exits 78 once the database answers and holds no API key, as it would have at start', async () => {
-      const server = await spawnServer({ DATABASE_URL: url });
+      const server = await spawnServer({ DATABASE_URL: database.url });
       expect((await timed(server, '/healthz')).status).toBe(200);
-      await proxy.restore();
+      await database.proxy.restore();
       expect(await server.exited).toEqual({ code: 78, signal: null });
       expect(server.output()).toContain('No API key exists');
     }, 60_000);
