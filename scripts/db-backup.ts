@@ -1,10 +1,11 @@
+import { runCommand } from './run-command.js';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { openDatabase } from '../db/client.js';
 import { holdsDatabase } from '../db/backup.js';
 import { writeBackup } from '../server/admin/backup.js';
 import type { ExitCode } from '../server/admin/keys-commands.js';
-import { ConfigError, loadConfig } from '../server/process/config.js';
+import { loadConfig } from '../server/process/config.js';
 import { runOnEmbedded } from './keys/embedded.js';
 
 const USAGE = `usage: npm run db:backup -- FILE
@@ -60,11 +61,4 @@ async function main(): Promise<number> {
   return runOnEmbedded(['backup', file], runHere, dataDir, out);
 }
 
-process.exitCode = await main().catch((error: unknown) => {
-  process.stderr.write(
-    error instanceof ConfigError
-      ? `${error.message}\n`
-      : `Failed: ${error instanceof Error ? error.message : String(error)}\n`,
-  );
-  return error instanceof ConfigError ? 78 : 1;
-});
+await runCommand(main);

@@ -1,10 +1,11 @@
+import { runCommand } from './run-command.js';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { folderEntries, restorePglite } from '../db/backup.js';
 import { adminSocketPath } from '../server/admin/protocol.js';
 import { claimAdminSocket } from '../server/admin/socket.js';
-import { ConfigError, loadConfig } from '../server/process/config.js';
+import { loadConfig } from '../server/process/config.js';
 
 const USAGE = `usage: npm run db:restore -- FILE [--dir FOLDER]
 
@@ -65,11 +66,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-process.exitCode = await main().catch((error: unknown) => {
-  process.stderr.write(
-    error instanceof ConfigError
-      ? `${error.message}\n`
-      : `Failed: ${error instanceof Error ? error.message : String(error)}\n`,
-  );
-  return error instanceof ConfigError ? 78 : 1;
-});
+await runCommand(main);

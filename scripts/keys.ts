@@ -1,4 +1,5 @@
-import { ConfigError, loadConfig } from '../server/process/config.js';
+import { runCommand } from './run-command.js';
+import { loadConfig } from '../server/process/config.js';
 import { openConfiguredDatabase } from '../server/process/database.js';
 import { parseKeysCli, type CliDeps } from '../server/admin/keys-commands.js';
 import { runOnEmbedded } from './keys/embedded.js';
@@ -29,11 +30,4 @@ async function main(): Promise<number> {
   return runOnEmbedded(argv, () => command.run(deps), config.PGLITE_DIR, deps);
 }
 
-process.exitCode = await main().catch((error: unknown) => {
-  process.stderr.write(
-    error instanceof ConfigError
-      ? `${error.message}\n`
-      : `Failed: ${error instanceof Error ? error.message : String(error)}\n`,
-  );
-  return error instanceof ConfigError ? 78 : 1;
-});
+await runCommand(main);
