@@ -2,7 +2,9 @@ import type { Sql } from 'postgres';
 
 /**
  * The floor's finding and inventory: the service's statements for a name or an id list, and
- * its sum over the inventory's slots, with only the parsing the queries need.
+ * its sum over the inventory's slots, with only the parsing the queries need. The name query
+ * is planned for each run, unprepared, as the service plans it (db/queries/pet-pages.ts): a
+ * prepared statement's generic plan walks every id when the name is rare.
  */
 const columns = 'id, name, category_id as "categoryId", status';
 
@@ -13,7 +15,7 @@ export function findPets(sql: Sql, query: URLSearchParams, limit: number) {
     return sql.unsafe(
       `select ${columns} from pets where lower(name) like lower($1) and deleted_at is null and id > $2 order by id limit $3`,
       [pattern, 0, limit],
-      { prepare: true },
+      { prepare: false },
     );
   }
   return sql.unsafe(
