@@ -10,16 +10,16 @@ import { streamEvents } from '../../operations/events.js';
 import { eventStreamEndpoint } from './event-stream.js';
 import { bodyInput, checkNoQuery, pathInput, queryInput } from './input.js';
 import {
+  createRestRouter,
   deprecationHeaders,
-  matchRoute,
-  restRoutesOf,
   takesNoInput,
+  type PathParams,
   type RestRoute,
 } from './routes.js';
 
 const JSON_BODY = ['application/json'] as const;
 
-function endpointOf(route: RestRoute, captures: RegExpExecArray): Endpoint {
+function endpointOf(route: RestRoute, params: PathParams): Endpoint {
   const { binding, operation } = route;
   const inputless = takesNoInput(operation.input);
   // RFC 9110 §9.3.5 gives a DELETE body no meaning, and a POST that takes no input has none to
@@ -35,10 +35,10 @@ function endpointOf(route: RestRoute, captures: RegExpExecArray): Endpoint {
       if (refusesBody) await refuseBody(req);
       if (inputless) checkNoQuery(state.query);
       const input = body
-        ? bodyInput(route, state.query, body, captures)
+        ? bodyInput(route, state.query, body, params)
         : inputless
           ? undefined
-          : { ...queryInput(route, state.query), ...pathInput(route, captures) };
+          : { ...queryInput(route, state.query), ...pathInput(route, params) };
       const output = await execute(operation, ctx, input);
       if (
         binding.conditionalRead &&
@@ -60,20 +60,19 @@ function endpointOf(route: RestRoute, captures: RegExpExecArray): Endpoint {
  * (401, 429) included, since the route is matched before the caller is authenticated.
  */
 export function createRestEndpoints(operations: ReadonlyMap<string, AnyOperation>) {
-  const routes = restRoutesOf(operations);
-  const methods = [...new Set(routes.map((route) => route.binding.method))];
+  const { match: matchRoute, methods } = createRestRouter(operations);
 
   const match = (state: RequestState): Endpoint => {
     const path = state.path.slice('/v1'.length) || '/';
     if (path === streamEvents.rest.path) {
       return state.method === 'GET' ? eventStreamEndpoint : wrongMethod(state, ['GET']);
     }
-    const found = matchRoute(routes, state.method, path);
+    const found = matchRoute(state.method, path);
     if (found.kind === 'none') return refusal('unmatched', () => notFound(state));
     if (found.kind === 'wrong-method') return wrongMethod(state, found.allow);
     const { deprecation } = found.route.binding;
     if (deprecation) Object.assign(state.headers, deprecationHeaders(deprecation, state.origin));
-    return endpointOf(found.route, found.captures);
+    return endpointOf(found.route, found.params);
   };
   return { match, methods };
 }

@@ -1,7 +1,7 @@
 import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
 import type { JsonBody } from '../pipeline/body.js';
-import type { RestRoute } from './routes.js';
+import type { PathParams, RestRoute } from './routes.js';
 
 const INTEGER = /^-?\d+$/;
 const NO_QUERY = z.strictObject({});
@@ -50,12 +50,12 @@ export function checkNoQuery(query: string): void {
   checkedQuery(NO_QUERY, query);
 }
 
-/** Path parameters, read by position from the route's pattern. */
-export function pathInput(route: RestRoute, captures: RegExpExecArray): Record<string, unknown> {
+/** Path parameters, decoded here from the router's still percent-encoded values. */
+export function pathInput(route: RestRoute, params: PathParams): Record<string, unknown> {
   const input = record();
-  for (const [index, key] of route.pathParams.entries()) {
-    // Every group of the pattern is mandatory; `?? ''` only satisfies the index type.
-    const encoded = captures[index + 1] ?? '';
+  for (const key of route.pathParams) {
+    // The router matches a route only with every parameter present; `?? ''` satisfies the type.
+    const encoded = params[key] ?? '';
     let raw: string;
     try {
       raw = decodeURIComponent(encoded);
@@ -75,7 +75,7 @@ export function bodyInput(
   route: RestRoute,
   query: string,
   body: JsonBody,
-  captures: RegExpExecArray,
+  params: PathParams,
 ): unknown {
   checkedQuery(NO_QUERY, query);
   if (route.pathParams.length === 0) return body.value;
@@ -98,5 +98,5 @@ export function bodyInput(
       ]),
     });
   }
-  return { ...value, ...pathInput(route, captures) };
+  return { ...value, ...pathInput(route, params) };
 }
