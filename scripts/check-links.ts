@@ -1,11 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { checkMarkdownLinks, findMarkdownFiles } from './markdown-links.js';
+import { checkMarkdownLinks, checkPathMentions, findMarkdownFiles } from './markdown-links.js';
 
 /**
  * `npm run lint:links` (part of `npm run lint`): every relative link in the repository's
  * Markdown must stay inside the repository and name a file (and heading) that exists, so the
- * documentation works in any clone. The README must also stay under 350 lines.
+ * documentation works in any clone. Every repository path the Markdown names in prose or code
+ * (`server/http/pipeline/cors.ts`, tests/docs/) must exist too; the rule, which CHANGELOG.md
+ * and the benchmark records in bench/results/ follow as well, is written at checkPathMentions
+ * in scripts/markdown-links.ts. The README must also stay under 350 lines.
  */
 const root = process.cwd();
 const files = findMarkdownFiles(root);
@@ -18,6 +21,20 @@ if (problems.length > 0) {
   process.exitCode = 1;
 } else {
   process.stdout.write(`Markdown links: ${files.length} files, every relative link resolves\n`);
+}
+
+const mentions = checkPathMentions(root, files);
+for (const { file, line, target, problem } of mentions) {
+  process.stderr.write(`${file}:${line}: (${target}) ${problem}\n`);
+}
+if (mentions.length > 0) {
+  process.stderr.write(
+    `${mentions.length} path(s) named that do not exist: name today's path, say what the thing ` +
+      `was, or name the commit that had it (git show <sha>:path)\n`,
+  );
+  process.exitCode = 1;
+} else {
+  process.stdout.write(`Repository paths: every path the Markdown names exists\n`);
 }
 
 /** The README is the guide read top to bottom; a subject that grows gets a page in docs/. */

@@ -164,6 +164,121 @@ export function checkMarkdownLinks(root: string, files = findMarkdownFiles(root)
   return problems;
 }
 
+/**
+ * Repository paths named in prose. A Markdown file that names a file we no longer have sends the
+ * reader looking for it, so a named path must exist. The rule:
+ *
+ * - A mention is a token that starts with one of the repository's top-level folders (the
+ *   folders at the root, other than hidden ones and those in SKIPPED_DIRECTORIES, so `dist/`
+ *   and `node_modules/` are not read), then `/`, then path characters (letters, digits and
+ *   `. _ - + @ /`, with `*` and `<placeholder>` allowed). It is read in prose, in code spans
+ *   and in fenced blocks alike, in every Markdown file, CHANGELOG.md and bench/results/
+ *   included: a changelog entry or a benchmark record that names a file since moved or removed
+ *   is as misleading as a guide that does.
+ * - It counts when it looks like a path: a whole code span (`server/http/`, `db/runner.ts`), a
+ *   name with an extension (server/main.ts) or a folder written with its trailing `/` (docs/).
+ *   Prose such as "client/server" is not a path.
+ * - Paths are named from the repository root. A token right after a word character, `/`,
+ *   `.`, `:`, `@` or `-` is not read: URLs, relative paths (`../db/x.ts`), package names and
+ *   commit-qualified paths are left alone. So history names a file that is gone with its
+ *   commit, `git show 794af53^:server/procedure-call.ts`, which git can still answer.
+ * - Link targets are not read here: checkMarkdownLinks resolves them relative to their file.
+ * - `*` and `<placeholder>` stand for any name within one segment: `bench/embedded-*.ts` and
+ *   `db/queries/<table>.ts` pass when at least one file matches.
+ * - Trailing sentence punctuation (`.`, `,`, `;`) is not part of the path.
+ */
+export function checkPathMentions(root: string, files = findMarkdownFiles(root)): LinkProblem[] {
+  const folders = readdirSync(root, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.'))
+    .map((entry) => entry.name)
+    .filter((name) => !SKIPPED_DIRECTORIES.has(name));
+  if (folders.length === 0) return [];
+  const problems: LinkProblem[] = [];
+  for (const file of files) {
+    for (const { line, path } of extractPathMentions(
+      readFileSync(resolve(root, file), 'utf8'),
+      folders,
+    )) {
+      if (!pathExists(root, path)) {
+        problems.push({
+          file,
+          line,
+          target: path,
+          problem: 'names a path the repository does not have',
+        });
+      }
+    }
+  }
+  return problems;
+}
+
+interface PathMention {
+  line: number;
+  path: string;
+}
+
+const PATH_CHARACTERS = String.raw`[\w.+@*<>/-]`;
+
+/** The repository paths (see checkPathMentions) that a Markdown text names, by line. */
+export function extractPathMentions(markdown: string, folders: readonly string[]): PathMention[] {
+  const mentions: PathMention[] = [];
+  const alternatives = folders.map((name) => name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  const token = new RegExp(
+    String.raw`(?<![\w/.:@-])(\x60?)((?:${alternatives.join('|')})/${PATH_CHARACTERS}*)`,
+    'g',
+  );
+  markdown.split('\n').forEach((raw, index) => {
+    const text = raw
+      .replace(/\]\(\s*(<[^>]*>|[^)\s]+)/g, (target) => ' '.repeat(target.length))
+      .replace(/^( {0,3}\[[^\]]+\]:\s*)(\S+)/, (_, label: string, target: string) => {
+        return label + ' '.repeat(target.length);
+      });
+    for (const match of text.matchAll(token)) {
+      const backtick = match[1] ?? '';
+      const end = match.index + match[0].length;
+      const wholeSpan = backtick === '`' && text[end] === '`';
+      const path = (match[2] ?? '').replace(/[.,;]+$/, '');
+      const last = path.slice(path.lastIndexOf('/') + 1);
+      if (wholeSpan || path.endsWith('/') || /\.[A-Za-z0-9]+$/.test(last)) {
+        mentions.push({ line: index + 1, path });
+      }
+    }
+  });
+  return mentions;
+}
+
+/** Whether root has path; `*` and `<placeholder>` match any name within their segment. */
+function pathExists(root: string, path: string): boolean {
+  let candidates = [root];
+  for (const segment of path.split('/').filter((part) => part !== '')) {
+    if (!/[*<]/.test(segment)) {
+      candidates = candidates.map((at) => join(at, segment)).filter((at) => existsSync(at));
+    } else {
+      const pattern = new RegExp(
+        `^${segment
+          .split(/(\*|<[^>]*>)/)
+          .map((part) =>
+            part === '*'
+              ? '.*'
+              : part.startsWith('<')
+                ? '.+'
+                : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+          )
+          .join('')}$`,
+      );
+      candidates = candidates.flatMap((at) =>
+        existsSync(at) && statSync(at).isDirectory()
+          ? readdirSync(at)
+              .filter((name) => pattern.test(name))
+              .map((name) => join(at, name))
+          : [],
+      );
+    }
+    if (candidates.length === 0) return false;
+  }
+  return true;
+}
+
 function toPosix(path: string): string {
   return path.split(sep).join('/');
 }

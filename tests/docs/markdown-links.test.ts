@@ -2,7 +2,11 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkMarkdownLinks, findMarkdownFiles } from '../../scripts/markdown-links.js';
+import {
+  checkMarkdownLinks,
+  checkPathMentions,
+  findMarkdownFiles,
+} from '../../scripts/markdown-links.js';
 
 let root: string;
 
@@ -12,6 +16,10 @@ beforeAll(async () => {
   await mkdir(join(root, 'docs'));
   await mkdir(join(root, 'node_modules', 'some-package'), { recursive: true });
   await writeFile(join(root, 'openapi.json'), '{}\n');
+  await mkdir(join(root, 'server', 'http'), { recursive: true });
+  await writeFile(join(root, 'server', 'http', 'cors.ts'), '\n');
+  await mkdir(join(root, 'tests'));
+  await mkdir(join(root, 'dist'));
   await writeFile(join(root, 'node_modules', 'some-package', 'README.md'), '[x](../../../up.md)\n');
   await writeFile(
     join(root, 'docs', 'guide.md'),
@@ -71,5 +79,52 @@ describe('the Markdown link check (npm run lint:links)', () => {
       'Not `[y](../b.md)` either.',
     ];
     expect(await check(readme.join('\n'))).toEqual([]);
+  });
+});
+
+const mentions = async (readme: string) => {
+  await writeFile(join(root, 'README.md'), readme);
+  return checkPathMentions(root).map(({ file, line, target }) => ({ file, line, target }));
+};
+
+describe('the repository path check (npm run lint:links)', () => {
+  it('accepts paths that exist, in code spans and prose, with placeholders and globs', async () => {
+    const readme = [
+      'CORS is in `server/http/cors.ts`, under server/http/ and `server/http`.',
+      'Each file in `server/<layer>/cors.ts`, server/*/cors.ts; the guide, docs/guide.md.',
+      '```sh',
+      'npx tsx server/http/cors.ts',
+      '```',
+    ].join('\n');
+    expect(await mentions(readme)).toEqual([]);
+  });
+
+  it('refuses a path that does not exist, wherever it is named', async () => {
+    const readme = [
+      'It moved from `server/config.ts` (server/http/gone.ts).',
+      'See `docs/missing.md`, docs/old/ and `server/*/nothing.ts`.',
+      '```sh',
+      'npx vitest run tests/removed.test.ts',
+      '```',
+    ].join('\n');
+    expect(await mentions(readme)).toEqual([
+      { file: 'README.md', line: 1, target: 'server/config.ts' },
+      { file: 'README.md', line: 1, target: 'server/http/gone.ts' },
+      { file: 'README.md', line: 2, target: 'docs/missing.md' },
+      { file: 'README.md', line: 2, target: 'docs/old/' },
+      { file: 'README.md', line: 2, target: 'server/*/nothing.ts' },
+      { file: 'README.md', line: 4, target: 'tests/removed.test.ts' },
+    ]);
+  });
+
+  it('leaves alone what is not a repository path named from the root', async () => {
+    const readme = [
+      'A client/server split; `git show 794af53^:server/procedure-call.ts` for history.',
+      'https://example.com/server/x.ts, ../server/y.ts, @scope/server/z.ts, `dist/client/a.d.ts`.',
+      'Links resolve from their file: [cors](server/http/cors.ts), [z](<server/z.ts>).',
+      '',
+      '[ref]: server/ref.ts',
+    ].join('\n');
+    expect(await mentions(readme)).toEqual([]);
   });
 });
