@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { readdir, readFile, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import {
   createFrontendProject,
   frontendTsconfig,
@@ -182,17 +182,20 @@ describeOnEmbedded(
       child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
       child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
       try {
-        // The subscription starts with the next change, so changes are made until one arrives.
-        const deadline = Date.now() + 30_000;
-        while (!output.includes('pet.created') && child.exitCode === null) {
-          expect(Date.now(), output).toBeLessThan(deadline);
-          await fetch(`${server.origin}/v1/pets`, {
-            method: 'POST',
-            headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' },
-            body: JSON.stringify({ name: 'Followed', categoryId: 4 }),
-          });
-          await new Promise((resolve) => setTimeout(resolve, 250));
-        }
+        // The subscription starts with the next change and the snippet prints nothing when it
+        // has started, so each try makes a change until one arrives (or the snippet exits).
+        await vi.waitFor(
+          async () => {
+            if (output.includes('pet.created') || child.exitCode !== null) return;
+            await fetch(`${server.origin}/v1/pets`, {
+              method: 'POST',
+              headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' },
+              body: JSON.stringify({ name: 'Followed', categoryId: 4 }),
+            });
+            throw new Error(`no event yet; the snippet wrote: ${output}`);
+          },
+          { timeout: 30_000, interval: 250 },
+        );
         expect(output).toMatch(/pet\.created \{[^}]*name: 'Followed'/);
       } finally {
         child.kill();

@@ -6,7 +6,7 @@ import {
   TRPCClientError,
 } from '@trpc/client';
 import { EventSource } from 'eventsource';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { prunedThrough } from '../../db/queries/events.js';
 import { events } from '../../db/schema.js';
 import { pruneExpiredEvents } from '../../server/events/retention.js';
@@ -79,12 +79,14 @@ function follow(client: Client, input?: { lastEventId?: string }): Followed {
   return followed;
 }
 
+/** Until the subscription's callbacks have made check() true; fails naming `what`. */
 async function until(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) expect.fail(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await vi.waitFor(
+    () => {
+      if (!check()) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    },
+    { timeout: timeoutMs, interval: 20 },
+  );
 }
 
 const KEY = 'subscription-test-key-0123456789';
@@ -120,6 +122,7 @@ describe(`httpSubscriptionLink across a restart (${target.kind})`, () => {
       const after = [await create('After 1')];
       const created = [...before, ...whileAway, ...after];
       await until(() => followed.events.length >= created.length, 'every event');
+      // A duplicate would come right behind the last event: 200 ms in which none may arrive.
       await new Promise((resolve) => setTimeout(resolve, 200));
 
       expect(followed.errors).toEqual([]);
@@ -167,8 +170,6 @@ describe('subscription errors over tRPC', () => {
     const first = follow(client);
     try {
       await until(() => first.starts === 1, 'the first subscription starts');
-      // The slot of the refused subscription above may still be on its way back.
-      await new Promise((resolve) => setTimeout(resolve, 100));
       const second = follow(client);
       await until(() => second.errors.length > 0, 'the second subscription fails');
       expect((second.errors[0] as TRPCClientError<AppRouter>).data).toMatchObject({

@@ -159,8 +159,10 @@ describeOnPostgres('two writers on two connections (PostgreSQL)', () => {
       });
       let seenBetween: EventRow[] = [];
       try {
+        // Bounded on purpose: B may commit at once, or wait for A, which never ends on its own.
         await Promise.race([txB, new Promise((resolve) => setTimeout(resolve, 300))]);
-        // A reader that starts while A is still open: it may wait for A, or see neither.
+        // A reader that starts while A is still open: it may wait for A, or see neither. Both
+        // are correct, so nothing marks the moment to go on; it gets 300 ms either way.
         const reading = eventsAfter(db(), start, 10);
         await new Promise((resolve) => setTimeout(resolve, 300));
         releaseA.open();

@@ -1,6 +1,6 @@
 import { createTRPCClient, httpSubscriptionLink, TRPCClientError } from '@trpc/client';
 import { EventSource } from 'eventsource';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { AppRouter } from '../../server/routers/_app.js';
 import { spawnServer } from '../helpers/child-server.js';
 import { loadConformance } from '../helpers/conformance.js';
@@ -38,11 +38,14 @@ function subscribe(origin: string, key: string) {
       },
     });
   });
-  const started = async () => {
-    const deadline = Date.now() + 10_000;
-    while (!seen.started && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    expect(seen.started).toBe(true);
-  };
+  // onStarted sets the flag: the subscription's own event, observed within 10 s.
+  const started = () =>
+    vi.waitFor(
+      () => {
+        expect(seen.started).toBe(true);
+      },
+      { timeout: 10_000, interval: 20 },
+    );
   return { seen, failed, started, close: () => subscription?.unsubscribe() };
 }
 

@@ -40,11 +40,13 @@ describe(`a stream whose queue (${QUEUE}) overflows`, () => {
   it('keeps a consumer that catches up, with every event once and in order, then live ones', async () => {
     const { subscription, cutOff } = await follow();
     const burst = await createPets(40);
-    // Slower than the burst arrives, but within the lag allowed.
+    // The consumer's own slowness (the point of the test): slower than the burst arrives, but
+    // within the lag allowed.
     await new Promise((resolve) => setTimeout(resolve, MAX_LAG_MS / 3));
     expect(await take(subscription, burst.length)).toEqual(burst);
     const live = await createPets(2);
     expect(await take(subscription, live.length)).toEqual(live);
+    // Longer than the lag allowed, in which a consumer that caught up must not be cut off.
     await new Promise((resolve) => setTimeout(resolve, MAX_LAG_MS * 1.5));
     expect(cutOff(), 'caught up in time: not cut off').toBe(false);
     await subscription.return();

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openDatabase } from '../../db/client.js';
 import { describeOnPostgres } from '../helpers/database.js';
 import { freePort } from '../helpers/child-server.js';
@@ -46,14 +46,16 @@ async function readyStatus(server: TestServer): Promise<number> {
   return (await fetch(`${server.origin}/readyz`, { signal: AbortSignal.timeout(10_000) })).status;
 }
 
-async function pollReady(server: TestServer, deadlineMs: number): Promise<number> {
-  const deadline = Date.now() + deadlineMs;
-  while (Date.now() < deadline) {
-    const started = Date.now();
-    if ((await readyStatus(server)) === 200) return started;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`not ready again within ${deadlineMs} ms`);
+/** When the first /readyz probe that answered 200 was sent; fails after timeoutMs. */
+async function readyAgain(server: TestServer, timeoutMs: number): Promise<number> {
+  return vi.waitFor(
+    async () => {
+      const started = Date.now();
+      expect(await readyStatus(server)).toBe(200);
+      return started;
+    },
+    { timeout: timeoutMs, interval: 200 },
+  );
 }
 
 async function serverOn(url: string): Promise<TestServer> {
@@ -102,6 +104,8 @@ describeOnPostgres(
       annotate,
     }) => {
       const phases = { before: [] as Outcome[], during: [] as Outcome[], after: [] as Outcome[] };
+      // Each phase is load for a set time (1 s, the outage and 2 s more, 1 s): the times are
+      // how long the load runs, not waits for something to happen.
       phases.before = await load(server, new Promise((resolve) => setTimeout(resolve, 1_000)));
 
       const stopped = postgres.stop();
@@ -113,7 +117,7 @@ describeOnPostgres(
 
       await postgres.start();
       const restarted = Date.now();
-      const back = await pollReady(server, 30_000);
+      const back = await readyAgain(server, 30_000);
       phases.after = await load(server, new Promise((resolve) => setTimeout(resolve, 1_000)));
 
       // One line per failed request, naming its kind and code, never a pet's name or the SQL.
@@ -166,7 +170,7 @@ describeOnPostgres(
       await annotate(
         `frozen database: slowest 503 ${Math.round(Math.max(...frozen.map((o) => o.ms)))} ms`,
       );
-      await pollReady(server, 30_000);
+      await readyAgain(server, 30_000);
       expect((await timed(server, 'GET', '/v1/pets')).status).toBe(200);
     }, 120_000);
   },

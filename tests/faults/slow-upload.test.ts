@@ -20,6 +20,7 @@ describe('a create whose body arrives slowly', () => {
       trpc: heldPost(server.origin, '/trpc/pets.create', headers, JSON.stringify(newPet())),
     };
     await Promise.all([uploads.rest.accepted, uploads.trpc.accepted]);
+    // The point of the test: the upload outlasts the database deadline.
     await delay(DATABASE_DEADLINE_MS + 600);
     uploads.rest.release();
     uploads.trpc.release();

@@ -46,6 +46,7 @@ async function follow(api, key) {
     } catch (error) {
       attempt.error = String(error);
     }
+    // The reader's reconnect delay, as EventSource's retry: the client's behaviour, not a wait.
     await new Promise((resolve) => setTimeout(resolve, 1000));
   }
 }`;

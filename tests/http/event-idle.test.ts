@@ -32,9 +32,12 @@ describeOnPostgres('idle event streams (PostgreSQL)', () => {
     sql = postgres(options.url, { max: 1, onnotice: () => undefined });
     const followers: EventFollower[] = [];
     for (let i = 0; i < 20; i++) followers.push(await followEvents(server, TEST_KEY));
+    // A settling time, kept on purpose: once LISTEN is in place the feed reads the log once
+    // (its onlisten callback), and no event a test can see says when that read is done.
     await new Promise((resolve) => setTimeout(resolve, 300));
     const [{ now } = { now: new Date() }] = await sql<{ now: Date }[]>`select now()`;
 
+    // The point of the test: 2 s of idle streams, in which nothing but key checks may run.
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     // Only the process's one check of its streams' keys, every 500 ms for all of them (a
     // revoked key's streams end within 1 s): no read of the log, no statement per stream.

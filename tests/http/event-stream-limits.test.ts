@@ -169,8 +169,10 @@ describe('closing the app', () => {
 
   it('does not wait for a stream that was opening while it closed', async () => {
     const own = await startTestServer();
+    const arrived = new Promise((resolve) => own.app.server.once('request', resolve));
     const opening = subscribe(own.origin, TEST_KEY).catch((error: unknown) => error);
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    // Its request is in and its answer not yet: the stream is opening.
+    await arrived;
     const started = Date.now();
     await own.app.close();
     const closeMs = Date.now() - started;

@@ -59,6 +59,7 @@ describe('well-formed keys that do not exist, from one address', () => {
     expect((await list(server, valid.key, NEIGHBOUR)).status).toBe(200);
     expect((await list(server, valid.key, ATTACKER)).status).toBe(200);
     expect(await revokeApiKey(server.database.handle.db, valid.id)).toBe(true);
+    // The accepted key's cache entry must expire before the revocation is seen: the wait is it.
     await new Promise((resolve) => setTimeout(resolve, KEY_CACHE_TTL_MS));
     expect((await list(server, valid.key, ATTACKER)).status).toBe(401);
   });

@@ -69,6 +69,7 @@ describe('request log', () => {
   it('stamps each line with the moment it was written, in ISO 8601', async () => {
     const before = Date.now();
     await server.api('GET', '/v1/pets', { headers: { 'x-request-id': 'stamped-1' } });
+    // Lines at least 5 ms apart, whose stamps must then differ (the timing is the point).
     await new Promise((resolve) => setTimeout(resolve, 5));
     await server.api('GET', '/v1/pets', { headers: { 'x-request-id': 'stamped-2' } });
     const first = String(logFor('stamped-1')[0]?.time);

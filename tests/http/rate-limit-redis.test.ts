@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { useServersSharingRedis } from '../helpers/shared-redis.js';
 import { TEST_KEY, type TestServer } from '../helpers/server.js';
 
@@ -10,14 +10,6 @@ const OTHER_KEY = 'test-key-other';
 const BATCH_KEY = 'test-key-batch';
 
 const servers = useServersSharingRedis({ apiKeys: [TEST_KEY, OTHER_KEY, BATCH_KEY], limit: LIMIT });
-
-async function pollUntil(condition: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 async function statusesOf(count: number, pick: (i: number) => TestServer, key: string) {
   const statuses: number[] = [];
@@ -56,13 +48,26 @@ describe('rate limits shared through Redis', () => {
       200, 200, 200, 200, 429,
     ]);
     expect(performance.now() - startedAt).toBeLessThan(2_000);
-    await pollUntil(() => warnings().length > 0, 5_000);
+    await vi.waitFor(
+      () => {
+        expect(warnings().length).toBeGreaterThan(0);
+      },
+      {
+        timeout: 5_000,
+        interval: 50,
+      },
+    );
     expect(warnings()).toHaveLength(1);
     expect(warnings()[0]?.level).toBe(40);
 
     // Redis returns empty (nothing is persisted), so the shared count starts again.
     await servers.redis.start();
-    await pollUntil(() => servers.first.logs.some((line) => line.msg === RECOVERED), 10_000);
+    await vi.waitFor(
+      () => {
+        expect(servers.first.logs.some((line) => line.msg === RECOVERED)).toBe(true);
+      },
+      { timeout: 10_000, interval: 50 },
+    );
     expect(warnings()).toHaveLength(1);
     expect((await servers.first.api('GET', '/v1/pets', { key: OTHER_KEY })).status).toBe(200);
   });

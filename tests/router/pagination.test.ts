@@ -1,7 +1,6 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import { gte, sql } from 'drizzle-orm';
 import { transaction } from '../../db/runner.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { insertPet, type PetRow } from '../../db/queries/pets.js';
 import { pets } from '../../db/schema.js';
 import type { Principal } from '../../server/auth/authenticator.js';
@@ -104,17 +103,18 @@ function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void } {
   return { promise, resolve };
 }
 
-/** Bounded polling until some session waits for an advisory lock. */
+/** Until some session waits for an advisory lock: PostgreSQL signals nothing else. */
 async function untilAdvisoryLockWaiter(): Promise<void> {
-  for (let attempt = 0; attempt < 500; attempt++) {
-    const [row] = await database.handle.db
-      .select({ waiting: sql<number>`count(*)::int` })
-      .from(sql`pg_locks`)
-      .where(sql`locktype = 'advisory' and not granted`);
-    if ((row?.waiting ?? 0) > 0) return;
-    await delay(10);
-  }
-  throw new Error('No session started waiting for an advisory lock');
+  await vi.waitFor(
+    async () => {
+      const [row] = await database.handle.db
+        .select({ waiting: sql<number>`count(*)::int` })
+        .from(sql`pg_locks`)
+        .where(sql`locktype = 'advisory' and not granted`);
+      expect(row?.waiting ?? 0, 'sessions waiting for an advisory lock').toBeGreaterThan(0);
+    },
+    { timeout: 5_000, interval: 10 },
+  );
 }
 
 // Only PostgreSQL runs transactions side by side; PGlite runs one at a time, so there a later
