@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { installedTrpcVersion, TRPC_WIRE_VERSION } from '../../server/http/trpc/wire.js';
 import { defineMutation, defineQuery, type AnyOperation } from '../../server/operations/define.js';
-import { operations as appOperations, procedurePaths } from '../../server/routers/_app.js';
+import { operations as appOperations } from '../../server/routers/_app.js';
 import { eventsRouter } from '../../server/routers/events.js';
 import { ordersRouter } from '../../server/routers/orders.js';
 import { petsRouter } from '../../server/routers/pets.js';
@@ -81,7 +81,6 @@ const api = {
       operation,
     ]),
   ]),
-  procedures: [...procedurePaths, ...Object.keys(fails).map((name) => `fails.${name}`)],
 };
 
 const WRITE_KEY = 'wire-write-key';
