@@ -8,7 +8,7 @@ import {
   type Statement,
 } from '../runner.js';
 import type { Database } from '../database.js';
-import { orderStatus, type orders } from '../schema.js';
+import { OPEN_ORDER_STATUS_LIST, orderStatus, type orders } from '../schema.js';
 
 export type OrderStatus = (typeof orders.status.enumValues)[number];
 
@@ -59,7 +59,7 @@ export async function lockOrder(tx: Runner, id: number): Promise<OrderRow | unde
 
 const openStatement = statementOf(sql`
   select ${ORDER_COLUMNS} from orders
-  where pet_id = ${sql.placeholder('petId')} and status in ('placed', 'approved')
+  where pet_id = ${sql.placeholder('petId')} and status in (${OPEN_ORDER_STATUS_LIST})
   limit 1`);
 
 /** The order that holds the pet (placed or approved), if any. */

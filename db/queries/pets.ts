@@ -41,6 +41,18 @@ export function toVersionedPet(row: unknown[]): VersionedPetRow {
   return { ...toPet(row), version: Number(row[4]) };
 }
 
+/**
+ * `pet.created`'s data, the pet as every read shows it: the fields of petColumns, each from its
+ * column of PET_COLUMNS, in the same order toPet reads them. It is built here, in the insert's
+ * own statement, rather than from petBody in TypeScript, which would need the inserted rows
+ * back and a second statement while the id lock is held (docs/architecture.md).
+ */
+const createdPetData = sql.raw(
+  `jsonb_build_object(${Object.keys(petColumns)
+    .map((field, at) => `'${field}', i.${PET_COLUMNS.split(', ')[at]}`)
+    .join(', ')})`,
+);
+
 /** Pets that have not been deleted. */
 const livePet = isNull(pets.deletedAt);
 const builder = new QueryBuilder({ casing: DATABASE_CASING });
@@ -68,7 +80,7 @@ const PET_ID_ORDER_LOCK = 7_246_110_843;
  * pass id 11 while id 10 is still uncommitted and never see it. The lock is taken in the same
  * statement, before the ids are drawn, and held until commit, so the whole group becomes
  * visible at once and in id order. The same statement appends a `pet.created` event for each,
- * its data the pet as the API shows it (see appendEvents for the event lock).
+ * its data createdPetData (see appendEvents for the event lock).
  */
 const insertStatement = statementOf(sql`
   with id_order as (select pg_advisory_xact_lock(${PET_ID_ORDER_LOCK})),
@@ -85,8 +97,7 @@ const insertStatement = statementOf(sql`
   event_order as (select pg_advisory_xact_lock_shared(${EVENT_ORDER_LOCK}) from id_order),
   appended as (
     insert into events (type, data)
-    select 'pet.created', jsonb_build_object(
-      'id', i.id, 'name', i.name, 'categoryId', i.category_id, 'status', i.status)
+    select 'pet.created', ${createdPetData}
     from event_order, inserted as i order by i.id
   )
   select ${sql.raw(PET_COLUMNS)} from inserted order by id`);

@@ -54,9 +54,17 @@ function applyContractDetails(
   options: DocumentOptions,
 ): OpenAPIObject {
   const namedBodies: SchemaMap = {};
+  const streamPaths: NonNullable<OpenAPIObject['paths']> = {};
+  const events: AnyOperation['output'][] = [];
   for (const definition of operations.values()) {
     const binding = definition.rest;
     if (!binding) continue;
+    // trpc-to-openapi documents no subscription: a stream's whole entry is written here.
+    if (definition.kind === 'subscription') {
+      Object.assign(streamPaths, eventStreamPath(binding));
+      events.push(definition.output);
+      continue;
+    }
     const path = document.paths?.[binding.path] as Json | undefined;
     const operation = path?.[binding.method.toLowerCase()] as Json | undefined;
     if (!operation) throw new Error(`No generated operation for ${binding.method} ${binding.path}`);
@@ -71,9 +79,12 @@ function applyContractDetails(
       ([name]) => !name.startsWith('error.'),
     ),
   );
+  const eventTypes: SchemaMap = Object.fromEntries(
+    events.flatMap((event) => Object.entries(eventSchemas(schemas, event))),
+  );
   return {
     ...document,
-    paths: { ...document.paths, ...eventStreamPath() },
+    paths: { ...document.paths, ...streamPaths },
     tags: TAGS,
     servers: [
       { url: options.productionUrl, description: 'Production' },
@@ -81,11 +92,12 @@ function applyContractDetails(
     ],
     components: {
       ...document.components,
-      schemas: { ...schemas, ...namedBodies, ...eventSchemas(schemas) },
+      schemas: { ...schemas, ...namedBodies, ...eventTypes },
       headers: SHARED_HEADERS,
       securitySchemes: {
         ...document.components?.securitySchemes,
-        streamTicket: STREAM_TICKET_SCHEME,
+        // Only a stream takes a ticket.
+        ...(events.length > 0 ? { streamTicket: STREAM_TICKET_SCHEME } : {}),
       },
     },
   };

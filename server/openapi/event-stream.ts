@@ -1,15 +1,13 @@
 import type { OpenAPIObject } from 'trpc-to-openapi';
 import { z } from 'zod';
-import { streamEvents } from '../operations/events.js';
-import { EventSchema } from '../schemas/event.js';
+import type { RestBinding } from '../operations/define.js';
 import { responsesOf, STABILITY } from './responses.js';
 
 /**
- * `GET /events`, which trpc-to-openapi cannot describe (it documents queries and mutations, and
- * this is a stream): a `text/event-stream` answer whose events each carry an Event as JSON.
+ * A stream's path (`GET /events`), which trpc-to-openapi cannot describe (it documents queries
+ * and mutations): a `text/event-stream` answer whose events each carry an Event as JSON.
  */
-export function eventStreamPath(): NonNullable<OpenAPIObject['paths']> {
-  const binding = streamEvents.rest;
+export function eventStreamPath(binding: RestBinding): NonNullable<OpenAPIObject['paths']> {
   const stream = {
     description: binding.successDescription,
     content: {
@@ -72,11 +70,12 @@ export const STREAM_TICKET_SCHEME = {
 type Schemas = NonNullable<NonNullable<OpenAPIObject['components']>['schemas']>;
 
 /**
- * The Event schema and those it names, as zod renders an answer, pointing at the document's
- * own components (Pet and Order are there already, rendered the same way by the generator).
+ * A stream's event schema (Event) and those it names, as zod renders an answer, pointing at the
+ * document's own components (Pet and Order are there already, rendered the same way by the
+ * generator).
  */
-export function eventSchemas(existing: Schemas): Schemas {
-  const rendered = z.toJSONSchema(EventSchema, { io: 'output', unrepresentable: 'any' });
+export function eventSchemas(existing: Schemas, event: z.ZodType): Schemas {
+  const rendered = z.toJSONSchema(event, { io: 'output', unrepresentable: 'any' });
   const text = JSON.stringify(rendered.$defs ?? {}).replaceAll('#/$defs/', '#/components/schemas/');
   const defs = JSON.parse(text) as Schemas;
   return Object.fromEntries(Object.entries(defs).filter(([name]) => !(name in existing)));

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { ApiKeyScope } from '../../db/queries/api-keys.js';
 import type { Principal } from '../auth/authenticator.js';
+import type { Subscription } from '../events/subscription.js';
 import type { Context } from '../trpc/context.js';
 
 /** What an operation's handler runs with: the request's context, its caller known. */
@@ -46,6 +47,17 @@ export interface RestBinding {
 
 export type OperationKind = 'query' | 'mutation';
 
+/** What every registry entry declares, whatever it runs: who may call it, its schemas, its route. */
+interface Definition<I extends z.ZodType, O extends z.ZodType> {
+  /** The key scope the caller needs. */
+  scope: ApiKeyScope;
+  input: I;
+  /** For a stream, the schema of each event it sends. */
+  output: O;
+  /** Absent for an operation offered to tRPC clients only. */
+  rest?: RestBinding;
+}
+
 /**
  * One operation, defined once: from it come the tRPC procedure (server/trpc/procedures.ts), the
  * REST route and the fast `/trpc` path (server/http), and the OpenAPI document
@@ -55,19 +67,27 @@ export interface Operation<
   I extends z.ZodType = z.ZodType,
   O extends z.ZodType = z.ZodType,
   K extends OperationKind = OperationKind,
-> {
+> extends Definition<I, O> {
   kind: K;
-  /** The key scope the caller needs. */
-  scope: ApiKeyScope;
-  input: I;
-  output: O;
-  /** Absent for an operation offered to tRPC clients only. */
-  rest?: RestBinding;
   // A method, so that an operation with particular schemas is also an AnyOperation.
   handler(ctx: OperationContext, input: z.output<I>): Promise<z.input<O>>;
 }
 
-export type AnyOperation = Operation;
+/**
+ * A stream of events, in the same registry as the operations: a tRPC subscription, and over
+ * REST a `text/event-stream` answer. It opens a Subscription rather than answering once, so
+ * the surfaces serve it with their own streaming code, from this one definition.
+ */
+export interface StreamOperation<
+  I extends z.ZodType = z.ZodType,
+  O extends z.ZodType = z.ZodType,
+> extends Definition<I, O> {
+  kind: 'subscription';
+  open(ctx: OperationContext, input: z.output<I>): Promise<Subscription>;
+}
+
+/** An entry of the registry (server/routers/_app.ts): every surface reads these. */
+export type AnyOperation = Operation | StreamOperation;
 
 export function defineQuery<I extends z.ZodType, O extends z.ZodType>(
   operation: Omit<Operation<I, O, 'query'>, 'kind'>,
@@ -79,4 +99,10 @@ export function defineMutation<I extends z.ZodType, O extends z.ZodType>(
   operation: Omit<Operation<I, O, 'mutation'>, 'kind'>,
 ): Operation<I, O, 'mutation'> {
   return { kind: 'mutation', ...operation };
+}
+
+export function defineSubscription<I extends z.ZodType, O extends z.ZodType>(
+  stream: Omit<StreamOperation<I, O>, 'kind'>,
+): StreamOperation<I, O> {
+  return { kind: 'subscription', ...stream };
 }

@@ -7,15 +7,20 @@ import {
   StreamTicketSchema,
   type StreamEventsInput,
 } from '../schemas/event.js';
-import { defineMutation, type OperationContext, type RestBinding } from './define.js';
+import {
+  defineMutation,
+  defineSubscription,
+  type OperationContext,
+  type RestBinding,
+} from './define.js';
 
 /**
- * The one stream the service offers, defined once: the tRPC subscription `events.onChange`
- * (server/trpc/procedures.ts), the REST stream `GET /v1/events` (server/http/rest/event-stream.ts)
- * and its OpenAPI entry (server/openapi/document.ts) all come from it.
+ * The one stream the service offers, an entry of the registry like every operation: the tRPC
+ * subscription `events.onChange` (server/trpc/procedures.ts), the REST stream `GET /v1/events`
+ * (server/http/rest/event-stream.ts) and its OpenAPI entry (server/openapi/event-stream.ts).
  */
-export const streamEvents = {
-  scope: 'read' as const,
+export const streamEvents = defineSubscription({
+  scope: 'read',
   input: StreamEventsInputSchema,
   output: EventSchema,
   rest: {
@@ -55,7 +60,7 @@ export const streamEvents = {
       throw error;
     }
   },
-};
+});
 
 /**
  * A ticket that opens one stream as the caller's key, for clients that cannot send a header

@@ -17,7 +17,7 @@ import { createRateLimiter, type RateLimiter } from '../rate-limit/limiter.js';
 import { connectRedis } from '../rate-limit/redis-health.js';
 import type { RateLimitSetting } from '../rate-limit/policy.js';
 import type { AnyOperation } from '../operations/define.js';
-import { appRouter, operations, procedurePaths } from '../routers/_app.js';
+import { appRouter, operations } from '../routers/_app.js';
 import { summarizeError } from './error-summary.js';
 import { startEmbeddedMaintenance } from './maintenance.js';
 import type { Logger } from './logger.js';
@@ -25,9 +25,8 @@ import type { Logger } from './logger.js';
 /** The procedures an app serves: the service's own unless a test serves others. */
 export interface Api {
   router: AnyTRPCRouter;
+  /** Every procedure the router serves, subscriptions included, under its path. */
   operations: ReadonlyMap<string, AnyOperation>;
-  /** Every procedure path the router serves, subscriptions included (metrics label them). */
-  procedures: readonly string[];
 }
 
 export interface AppOptions {
@@ -138,7 +137,7 @@ function endConnectionAfter(res: ServerResponse): void {
 
 export function createApp(options: AppOptions): App {
   const { database, logger } = options;
-  const api = options.api ?? { router: appRouter, operations, procedures: procedurePaths };
+  const api = options.api ?? { router: appRouter, operations };
   const metrics = options.metrics ?? new ServiceMetrics(database.poolSize);
   const authenticator = new Authenticator(database.db, options.apiKeys, (error: unknown) => {
     logger.warn({ err: summarizeError(error, { stack: false }) }, 'could not record API key use');
@@ -173,7 +172,6 @@ export function createApp(options: AppOptions): App {
     streams,
     notifier,
     operations: api.operations,
-    procedures: api.procedures,
     database,
     prepared: options.prepared ?? (() => true),
     authenticator,

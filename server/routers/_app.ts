@@ -1,6 +1,6 @@
 import type { AnyOperation } from '../operations/define.js';
 import { createCallerFactory, router } from '../trpc/init.js';
-import { eventOperations, eventsRouter, eventSubscriptionPaths } from './events.js';
+import { eventOperations, eventsRouter } from './events.js';
 import { orderOperations, ordersRouter } from './orders.js';
 import { petOperations, petsRouter } from './pets.js';
 import { storeOperations, storeRouter } from './store.js';
@@ -17,8 +17,9 @@ export type AppRouter = typeof appRouter;
 export const createCaller = createCallerFactory(appRouter);
 
 /**
- * Every operation under its tRPC path, the same names the router gives them: the REST routes,
- * the fast `/trpc` path and the OpenAPI document's extras are built from this.
+ * The registry: every operation, the event stream included, under its tRPC path, the same
+ * names the router gives them. The REST routes, the fast `/trpc` path, the OpenAPI document's
+ * extras, CORS and the tests' inventories are built from this.
  */
 const entities: Record<string, Record<string, AnyOperation>> = {
   pets: petOperations,
@@ -35,6 +36,3 @@ export const operations: ReadonlyMap<string, AnyOperation> = new Map(
     ]),
   ),
 );
-
-/** Every procedure path the router serves: the operations and the subscriptions. */
-export const procedurePaths: readonly string[] = [...operations.keys(), ...eventSubscriptionPaths];

@@ -1,19 +1,14 @@
 import { createStreamTicket, streamEvents } from '../operations/events.js';
 import { router } from '../trpc/init.js';
-import { proceduresOf, subscriptionProcedure } from '../trpc/procedures.js';
+import { proceduresOf } from '../trpc/procedures.js';
 
-/** The events' operations under their tRPC names (`events.ticket`); experimental. */
+/**
+ * The events' operations under their tRPC names; experimental. `events.onChange` is every
+ * change, over server-sent events; `events.ticket` opens it from an EventSource.
+ */
 export const eventOperations = {
   ticket: createStreamTicket,
+  onChange: streamEvents,
 };
 
-const subscriptions = { onChange: subscriptionProcedure(streamEvents) };
-
-/** The subscriptions under their tRPC paths; they run in tRPC's adapter, not as operations. */
-export const eventSubscriptionPaths = Object.keys(subscriptions).map((name) => `events.${name}`);
-
-/** `events.onChange`: every change, over server-sent events; `events.ticket` for EventSource. */
-export const eventsRouter = router({
-  ...proceduresOf(eventOperations),
-  ...subscriptions,
-});
+export const eventsRouter = router(proceduresOf(eventOperations));

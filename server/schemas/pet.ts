@@ -160,5 +160,4 @@ export const DeletePetInputSchema = z.strictObject({
 
 export type Pet = z.infer<typeof PetSchema>;
 export type ListPetsInput = z.infer<typeof ListPetsInputSchema>;
-export type UpdatePetInput = z.infer<typeof UpdatePetInputSchema>;
 export type PetPage = z.infer<typeof PetPageSchema>;

@@ -7,9 +7,9 @@ import type {
   Operation,
   OperationContext,
   RestBinding,
+  StreamOperation,
 } from '../operations/define.js';
 import { openWithin, StreamsClosingError } from '../events/streams.js';
-import type { streamEvents } from '../operations/events.js';
 import { toTRPCError } from './errors.js';
 import { middleware, procedure, type Meta } from './init.js';
 
@@ -86,35 +86,43 @@ type ProcedureOf<T> =
     ? ReturnType<typeof queryProcedure<I, O>>
     : T extends Operation<infer I, infer O, 'mutation'>
       ? ReturnType<typeof mutationProcedure<I, O>>
-      : never;
+      : T extends StreamOperation<infer I>
+        ? ReturnType<typeof subscriptionProcedure<I>>
+        : never;
+
+function procedureOf(operation: AnyOperation) {
+  switch (operation.kind) {
+    case 'query':
+      return queryProcedure(operation as Operation<z.ZodType, z.ZodType, 'query'>);
+    case 'mutation':
+      return mutationProcedure(operation as Operation<z.ZodType, z.ZodType, 'mutation'>);
+    case 'subscription':
+      return subscriptionProcedure(operation);
+  }
+}
 
 /** The procedures of a record of operations, under the same names. */
 export function proceduresOf<T extends Record<string, AnyOperation>>(
   operations: T,
 ): { [K in keyof T]: ProcedureOf<T[K]> } {
   return Object.fromEntries(
-    Object.entries(operations).map(([name, operation]) => [
-      name,
-      operation.kind === 'query'
-        ? queryProcedure(operation as Operation<z.ZodType, z.ZodType, 'query'>)
-        : mutationProcedure(operation as Operation<z.ZodType, z.ZodType, 'mutation'>),
-    ]),
+    Object.entries(operations).map(([name, operation]) => [name, procedureOf(operation)]),
   ) as { [K in keyof T]: ProcedureOf<T[K]> };
 }
 
 /**
- * The subscription of a stream definition: each event sent with `tracked(id, event)`, so that
+ * The subscription of a stream: each event sent with `tracked(id, event)`, so that
  * httpSubscriptionLink resumes after the last id it saw when it reconnects. The stream opens
  * before tRPC answers, so `connected` (the client's onStarted) means the subscription is in
  * place: every change after it arrives. At shutdown the iteration ends with a retryable error
  * rather than a return, which tRPC's client would take as the end of the subscription.
  */
-export function subscriptionProcedure(stream: typeof streamEvents) {
+export function subscriptionProcedure<I extends z.ZodType>(stream: StreamOperation<I>) {
   return procedure
     .use(guard(stream.scope))
     .input(stream.input)
     .subscription(async ({ ctx, input, signal }) => {
-      const events = await openWithin(ctx.budget, stream.open(ctx, input));
+      const events = await openWithin(ctx.budget, stream.open(ctx, input as z.output<I>));
       const stop = () => void events.return();
       if (signal?.aborted) stop();
       else signal?.addEventListener('abort', stop);

@@ -95,6 +95,25 @@ describe('GET /v1/events: one event per change', () => {
     expect(summary(events)).toEqual([['pet.updated', updated]]);
   });
 
+  it('sends pet.created and pet.updated with the pet exactly as the read API shows it', async () => {
+    const read = async (petId: number) => {
+      const response = await server.api<Pet[]>('GET', `/v1/pets?id=${petId}`);
+      expect(response.status).toBe(200);
+      return response.body[0];
+    };
+    const shown: (Pet | undefined)[] = [];
+    const events = await eventsOf(async () => {
+      const pet = await createPet();
+      shown.push(await read(pet.id));
+      await patchPet(pet.id, { status: 'pending' });
+      shown.push(await read(pet.id));
+    });
+    expect(summary(events)).toEqual([
+      ['pet.created', shown[0]],
+      ['pet.updated', shown[1]],
+    ]);
+  });
+
   it('records nothing for an update that changes nothing', async () => {
     const pet = await createPet({ status: 'available' });
     const events = await eventsOf(() => patchPet(pet.id, { status: 'available', name: pet.name }));

@@ -74,4 +74,15 @@ describe('REST routing', () => {
       expect(await routed(table, 'GET', path), path).toBe('NOT_FOUND');
     }
   });
+
+  it('routes the event stream as any other entry: GET streams, another method is a 405', async () => {
+    expect(await routed(operations, 'GET', '/v1/events')).toBe('streamEvents');
+    for (const method of ['POST', 'HEAD', 'DELETE']) {
+      expect(await routed(operations, method, '/v1/events'), method).toBe(
+        'METHOD_NOT_SUPPORTED GET',
+      );
+    }
+    expect(await routed(operations, 'GET', '/v1/events/')).toBe('NOT_FOUND');
+    expect(await routed(operations, 'GET', '/v1/events/tickets')).toBe('METHOD_NOT_SUPPORTED POST');
+  });
 });

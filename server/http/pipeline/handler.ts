@@ -31,7 +31,6 @@ import { refuseRepeated, repeatedSingleton } from './singleton-headers.js';
 export interface HandlerDeps {
   router: AnyTRPCRouter;
   operations: ReadonlyMap<string, AnyOperation>;
-  procedures: readonly string[];
   streams: EventStreams;
   notifier: ChangeNotifier;
   database: DatabaseHandle;
@@ -110,7 +109,6 @@ export function createRequestHandler(deps: HandlerDeps) {
   const trpc = createTrpcEndpoints({
     router: deps.router,
     operations: deps.operations,
-    procedures: deps.procedures,
     fastPath: deps.trpcFastPath,
     maxBatchCalls: deps.maxBatchCalls,
     onError: logServerError,

@@ -1,12 +1,11 @@
 import { TRPCError } from '@trpc/server';
-import type { AnyOperation } from '../../operations/define.js';
+import type { AnyOperation, Operation } from '../../operations/define.js';
 import { execute } from '../../operations/execute.js';
 import { ifNoneMatchMatches } from '../../versions/etag.js';
 import { refuseBody } from '../pipeline/body.js';
 import { refusal, type Call, type Endpoint } from '../pipeline/endpoint.js';
 import type { RequestState } from '../pipeline/request-state.js';
 import { sendEmpty, sendJson } from '../pipeline/respond.js';
-import { streamEvents } from '../../operations/events.js';
 import { eventStreamEndpoint } from './event-stream.js';
 import { bodyInput, checkNoQuery, pathInput, queryInput } from './input.js';
 import {
@@ -19,8 +18,8 @@ import {
 
 const JSON_BODY = ['application/json'] as const;
 
-function endpointOf(route: RestRoute, params: PathParams): Endpoint {
-  const { binding, operation } = route;
+function endpointOf(route: RestRoute, operation: Operation, params: PathParams): Endpoint {
+  const { binding } = route;
   const inputless = takesNoInput(operation.input);
   // RFC 9110 §9.3.5 gives a DELETE body no meaning, and a POST that takes no input has none to
   // give it either: one sent is refused, not ignored.
@@ -64,15 +63,15 @@ export function createRestEndpoints(operations: ReadonlyMap<string, AnyOperation
 
   const match = (state: RequestState): Endpoint => {
     const path = state.path.slice('/v1'.length) || '/';
-    if (path === streamEvents.rest.path) {
-      return state.method === 'GET' ? eventStreamEndpoint : wrongMethod(state, ['GET']);
-    }
     const found = matchRoute(state.method, path);
     if (found.kind === 'none') return refusal('unmatched', () => notFound(state));
     if (found.kind === 'wrong-method') return wrongMethod(state, found.allow);
     const { deprecation } = found.route.binding;
     if (deprecation) Object.assign(state.headers, deprecationHeaders(deprecation, state.origin));
-    return endpointOf(found.route, found.params);
+    const { operation, binding } = found.route;
+    // A stream writes its own answer, event by event: the one kind that does not run `execute`.
+    if (operation.kind === 'subscription') return eventStreamEndpoint(operation, binding);
+    return endpointOf(found.route, operation, found.params);
   };
   return { match, methods };
 }

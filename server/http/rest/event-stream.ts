@@ -6,8 +6,7 @@ import { isFeedBatch, type EventBody } from '../../events/feed.js';
 import { KeyRevokedError } from '../../events/key-watch.js';
 import { openWithin } from '../../events/streams.js';
 import type { EventRun } from '../../events/subscription.js';
-import { streamEvents } from '../../operations/events.js';
-import type { OperationContext } from '../../operations/define.js';
+import type { OperationContext, RestBinding, StreamOperation } from '../../operations/define.js';
 import type { Call, Endpoint } from '../pipeline/endpoint.js';
 import { checkedQuery } from './input.js';
 
@@ -22,9 +21,9 @@ const QuerySchema = z.strictObject({
 });
 
 /** The query (`after`, `types`) and `Last-Event-ID` as the stream's input; the header wins. */
-function inputOf(query: string, lastEventId: string | undefined) {
+function inputOf(stream: StreamOperation, query: string, lastEventId: string | undefined) {
   const params = checkedQuery(QuerySchema, query);
-  const input = streamEvents.input.safeParse({
+  const input = stream.input.safeParse({
     lastEventId: lastEventId ?? params.after,
     types: params.types?.split(','),
   });
@@ -94,12 +93,12 @@ function writable(res: ServerResponse): Promise<void> {
   });
 }
 
-async function serve({ req, res, state, ctx }: Call): Promise<void> {
-  authorize(ctx.principal, streamEvents.scope);
-  const input = inputOf(state.query, req.headers['last-event-id'] as string | undefined);
+async function serve(stream: StreamOperation, { req, res, state, ctx }: Call): Promise<void> {
+  authorize(ctx.principal, stream.scope);
+  const input = inputOf(stream, state.query, req.headers['last-event-id'] as string | undefined);
   const client = { gone: false };
   res.once('close', () => (client.gone = true));
-  const events = await openWithin(ctx.budget, streamEvents.open(ctx as OperationContext, input));
+  const events = await openWithin(ctx.budget, stream.open(ctx as OperationContext, input));
   // A client that left while the stream opened is gone already: its 'close' will not come again.
   if (client.gone) {
     await events.return();
@@ -132,12 +131,14 @@ async function serve({ req, res, state, ctx }: Call): Promise<void> {
   }
 }
 
-/** `GET /v1/events`: the REST form of the event stream. */
-export const eventStreamEndpoint: Endpoint = {
-  name: streamEvents.rest.path,
-  operation: streamEvents.rest.operationId,
-  calls: 1,
-  bodyTypes: undefined,
-  acceptsTicket: true,
-  serve,
-};
+/** The REST form of a stream (`GET /v1/events`), which a browser's EventSource opens by ticket. */
+export function eventStreamEndpoint(stream: StreamOperation, binding: RestBinding): Endpoint {
+  return {
+    name: binding.path,
+    operation: binding.operationId,
+    calls: 1,
+    bodyTypes: undefined,
+    acceptsTicket: true,
+    serve: (call) => serve(stream, call),
+  };
+}

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { TRPCError, type AnyTRPCRouter } from '@trpc/server';
 import { nodeHTTPRequestHandler } from '@trpc/server/adapters/node-http';
-import type { AnyOperation } from '../../operations/define.js';
+import type { AnyOperation, Operation } from '../../operations/define.js';
 import { execute } from '../../operations/execute.js';
 import { MAX_BODY_BYTES } from '../pipeline/body.js';
 import { refusal, type Call, type Endpoint } from '../pipeline/endpoint.js';
@@ -17,10 +17,11 @@ const VARY = TRPC_REQUEST_HEADERS.join(', ');
 
 export interface TrpcEndpointOptions {
   router: AnyTRPCRouter;
-  /** Operations under their procedure paths, for the fast path. */
+  /**
+   * The registry: every procedure the router serves under its path, the only names a call is
+   * labelled with; the fast path runs its queries and mutations.
+   */
   operations: ReadonlyMap<string, AnyOperation>;
-  /** Every procedure path the router serves, the only names a call is labelled with. */
-  procedures: readonly string[];
   /** False sends every call through tRPC's adapter (the wire test compares the two). */
   fastPath: boolean;
   /** Calls one batch may hold. */
@@ -29,7 +30,7 @@ export interface TrpcEndpointOptions {
 }
 
 /** A query by GET or a mutation by POST, not batched, asking for plain JSON. */
-function isPlainCall(req: IncomingMessage, operation: AnyOperation, query: TrpcQuery): boolean {
+function isPlainCall(req: IncomingMessage, operation: Operation, query: TrpcQuery): boolean {
   if (query.batch || query.other) return false;
   if (req.headers['trpc-accept'] !== undefined) return false;
   if (req.headers.accept?.includes('application/jsonl')) return false;
@@ -44,14 +45,14 @@ function isPlainCall(req: IncomingMessage, operation: AnyOperation, query: TrpcQ
  */
 export function createTrpcEndpoints(options: TrpcEndpointOptions) {
   const { router, operations, onError } = options;
-  const known = new Set(options.procedures);
+  const known = new Set(operations.keys());
   /** A procedure the router has, `batch`, or `unmatched`: never a path a caller made up. */
   const operationOf = (procedures: string, calls: number) => {
     if (calls > 1) return 'batch';
     return known.has(procedures) ? procedures : 'unmatched';
   };
 
-  const fastEndpoint = (operation: AnyOperation, path: string, query: TrpcQuery): Endpoint => ({
+  const fastEndpoint = (operation: Operation, path: string, query: TrpcQuery): Endpoint => ({
     name: `/trpc/${path}`,
     operation: path,
     calls: 1,
@@ -110,7 +111,8 @@ export function createTrpcEndpoints(options: TrpcEndpointOptions) {
       });
     }
     const operation = options.fastPath ? operations.get(procedures) : undefined;
-    return operation && isPlainCall(req, operation, query)
+    // A subscription streams over tRPC's SSE wire, which only the adapter writes.
+    return operation && operation.kind !== 'subscription' && isPlainCall(req, operation, query)
       ? fastEndpoint(operation, procedures, query)
       : adapterEndpoint(req, path, procedures, calls);
   };
