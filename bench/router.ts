@@ -3,9 +3,9 @@
  * list and an order, as the pipeline calls it per request (the endpoint it builds included).
  * `npx tsx bench/router.ts [lookups] [runs]`; prints the median over runs in ns per lookup.
  */
-import type { RequestState } from '../server/http/pipeline/request-state.js';
-import { createRestEndpoints } from '../server/http/rest/endpoints.js';
-import { operations } from '../server/routers/_app.js';
+import type { RequestState } from '../server/surfaces/http/pipeline/request-state.js';
+import { createRestEndpoints } from '../server/surfaces/http/rest/endpoints.js';
+import { operations } from '../server/surfaces/trpc/routers/_app.js';
 
 const lookups = Number(process.argv[2] ?? 1e6);
 const runs = Number(process.argv[3] ?? 7);

@@ -6,7 +6,7 @@ import { checkMarkdownLinks, checkPathMentions, findMarkdownFiles } from './mark
  * `npm run lint:links` (part of `npm run lint`): every relative link in the repository's
  * Markdown must stay inside the repository and name a file (and heading) that exists, so the
  * documentation works in any clone. Every repository path the Markdown names in prose or code
- * (`server/http/pipeline/cors.ts`, tests/docs/) must exist too; the rule, which CHANGELOG.md
+ * (`server/surfaces/http/pipeline/cors.ts`, tests/docs/) must exist too; the rule, which CHANGELOG.md
  * and the benchmark records in bench/results/ follow as well, is written at checkPathMentions
  * in scripts/markdown-links.ts. The README must also stay under 350 lines.
  */

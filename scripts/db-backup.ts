@@ -3,8 +3,8 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { openDatabase } from '../db/client.js';
 import { holdsDatabase } from '../db/backup.js';
-import { writeBackup } from '../server/admin/backup.js';
-import type { ExitCode } from '../server/admin/keys-commands.js';
+import { writeBackup } from '../server/surfaces/admin/backup.js';
+import type { ExitCode } from '../server/surfaces/admin/keys-commands.js';
 import { loadConfig } from '../server/process/config.js';
 import { runOnEmbedded } from './keys/embedded.js';
 

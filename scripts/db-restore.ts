@@ -3,8 +3,8 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { folderEntries, restorePglite } from '../db/backup.js';
-import { adminSocketPath } from '../server/admin/protocol.js';
-import { claimAdminSocket } from '../server/admin/socket.js';
+import { adminSocketPath } from '../server/surfaces/admin/protocol.js';
+import { claimAdminSocket } from '../server/surfaces/admin/socket.js';
 import { loadConfig } from '../server/process/config.js';
 
 const USAGE = `usage: npm run db:restore -- FILE [--dir FOLDER]

@@ -1,7 +1,7 @@
 import { runCommand } from './run-command.js';
 import { loadConfig } from '../server/process/config.js';
 import { openConfiguredDatabase } from '../server/process/database.js';
-import { parseKeysCli, type CliDeps } from '../server/admin/keys-commands.js';
+import { parseKeysCli, type CliDeps } from '../server/surfaces/admin/keys-commands.js';
 import { runOnEmbedded } from './keys/embedded.js';
 
 /** `npm run keys -- <command>`: operators' tool for API keys, on the service's own database. */

@@ -175,7 +175,7 @@ export function checkMarkdownLinks(root: string, files = findMarkdownFiles(root)
  *   and in fenced blocks alike, in every Markdown file, CHANGELOG.md and bench/results/
  *   included: a changelog entry or a benchmark record that names a file since moved or removed
  *   is as misleading as a guide that does.
- * - It counts when it looks like a path: a whole code span (`server/http/`, `db/runner.ts`), a
+ * - It counts when it looks like a path: a whole code span (`server/surfaces/http/`, `db/runner.ts`), a
  *   name with an extension (server/main.ts) or a folder written with its trailing `/` (docs/).
  *   Prose such as "client/server" is not a path.
  * - Paths are named from the repository root. A token right after a word character, `/`,

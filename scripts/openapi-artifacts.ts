@@ -1,6 +1,6 @@
 import openapiTS, { astToString } from 'openapi-typescript';
-import { buildOpenApiDocument } from '../server/openapi/document.js';
-import { appRouter, operations } from '../server/routers/_app.js';
+import { buildOpenApiDocument } from '../server/surfaces/openapi/document.js';
+import { appRouter, operations } from '../server/surfaces/trpc/routers/_app.js';
 
 /** The addresses the committed document names; a running service names its configured ones. */
 export const SNAPSHOT_SERVERS = {

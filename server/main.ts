@@ -2,7 +2,7 @@ import cluster from 'node:cluster';
 import { parseArgs } from 'node:util';
 import { runPrimary } from './process/cluster.js';
 import { CONFIG_VARIABLES, loadConfig } from './process/config.js';
-import { createLogger } from './process/logger.js';
+import { createLogger } from './support/logger.js';
 import { serve } from './process/serve.js';
 import { exitOnStartFailure } from './process/start-failure.js';
 

@@ -13,7 +13,7 @@ export interface NewEvent {
 
 export type EventRow = Pick<typeof events.$inferSelect, 'id' | 'type' | 'occurredAt' | 'data'>;
 
-/** Notified after changes commit (server/events/notifier.ts); feeds listen on it. */
+/** Notified after changes commit (server/domain/events/notifier.ts); feeds listen on it. */
 export const EVENTS_CHANNEL = 'petstore_events';
 
 /**

@@ -1,6 +1,10 @@
-import { adminSocketPath } from '../../server/admin/protocol.js';
-import { AdminSocketInUse, askAdminSocket, claimAdminSocket } from '../../server/admin/socket.js';
-import type { ExitCode } from '../../server/admin/keys-commands.js';
+import { adminSocketPath } from '../../server/surfaces/admin/protocol.js';
+import {
+  AdminSocketInUse,
+  askAdminSocket,
+  claimAdminSocket,
+} from '../../server/surfaces/admin/socket.js';
+import type { ExitCode } from '../../server/surfaces/admin/keys-commands.js';
 
 /** Generous: the service may still be migrating when the command arrives. */
 const ANSWER_TIMEOUT_MS = 30_000;

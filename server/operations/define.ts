@@ -1,8 +1,8 @@
 import type { z } from 'zod';
 import type { ApiKeyScope } from '../../db/queries/api-keys.js';
-import type { Principal } from '../auth/authenticator.js';
-import type { Subscription } from '../events/subscription.js';
-import type { Context } from '../trpc/context.js';
+import type { Principal } from '../domain/auth/authenticator.js';
+import type { Subscription } from '../domain/events/subscription.js';
+import type { Context } from './context.js';
 
 /** What an operation's handler runs with: the request's context, its caller known. */
 export interface OperationContext extends Context {
@@ -59,9 +59,9 @@ interface Definition<I extends z.ZodType, O extends z.ZodType> {
 }
 
 /**
- * One operation, defined once: from it come the tRPC procedure (server/trpc/procedures.ts), the
- * REST route and the fast `/trpc` path (server/http), and the OpenAPI document
- * (server/openapi). The handler is the only code that differs between operations.
+ * One operation, defined once: from it come the tRPC procedure (server/surfaces/trpc/procedures.ts), the
+ * REST route and the fast `/trpc` path (server/surfaces/http), and the OpenAPI document
+ * (server/surfaces/openapi). The handler is the only code that differs between operations.
  */
 export interface Operation<
   I extends z.ZodType = z.ZodType,
@@ -86,7 +86,7 @@ export interface StreamOperation<
   open(ctx: OperationContext, input: z.output<I>): Promise<Subscription>;
 }
 
-/** An entry of the registry (server/routers/_app.ts): every surface reads these. */
+/** An entry of the registry (server/surfaces/trpc/routers/_app.ts): every surface reads these. */
 export type AnyOperation = Operation | StreamOperation;
 
 export function defineQuery<I extends z.ZodType, O extends z.ZodType>(

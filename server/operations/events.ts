@@ -1,12 +1,12 @@
-import { STREAM_RETRY_AFTER_SECONDS, TooManyStreamsError } from '../events/streams.js';
-import type { Subscription } from '../events/subscription.js';
+import { STREAM_RETRY_AFTER_SECONDS, TooManyStreamsError } from '../domain/events/streams.js';
+import type { Subscription } from '../domain/events/subscription.js';
 import { z } from 'zod';
 import {
   EventSchema,
   StreamEventsInputSchema,
   StreamTicketSchema,
   type StreamEventsInput,
-} from '../schemas/event.js';
+} from '../domain/schemas/event.js';
 import {
   defineMutation,
   defineSubscription,
@@ -16,8 +16,8 @@ import {
 
 /**
  * The one stream the service offers, an entry of the registry like every operation: the tRPC
- * subscription `events.onChange` (server/trpc/procedures.ts), the REST stream `GET /v1/events`
- * (server/http/rest/event-stream.ts) and its OpenAPI entry (server/openapi/event-stream.ts).
+ * subscription `events.onChange` (server/surfaces/trpc/procedures.ts), the REST stream `GET /v1/events`
+ * (server/surfaces/http/rest/event-stream.ts) and its OpenAPI entry (server/surfaces/openapi/event-stream.ts).
  */
 export const streamEvents = defineSubscription({
   scope: 'read',

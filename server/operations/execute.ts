@@ -1,7 +1,7 @@
 import { TRPCError } from '@trpc/server';
 import type { z } from 'zod';
-import { authorize } from '../auth/authorize.js';
-import type { Context } from '../trpc/context.js';
+import { authorize } from '../domain/auth/authorize.js';
+import type { Context } from './context.js';
 import type { Operation, OperationContext } from './define.js';
 
 /**

@@ -1,11 +1,14 @@
 import { z } from 'zod';
 import { findOrder } from '../../db/queries/orders.js';
 import { transaction, type Runner } from '../../db/runner.js';
-import { IdempotencyKeyHeaderSchema, parseIdempotencyKey } from '../idempotency/key-header.js';
-import { IDEMPOTENCY_TTL_SECONDS, performIdempotently } from '../idempotency/replay.js';
-import { orderBody } from '../lifecycle/bodies.js';
-import { moveOrder, orderNotFound, orderPet } from '../lifecycle/orders.js';
-import { nextOrdersLink, pageOfOrders } from '../pagination/order-page.js';
+import {
+  IdempotencyKeyHeaderSchema,
+  parseIdempotencyKey,
+} from '../domain/idempotency/key-header.js';
+import { IDEMPOTENCY_TTL_SECONDS, performIdempotently } from '../domain/idempotency/replay.js';
+import { orderBody } from '../domain/lifecycle/bodies.js';
+import { moveOrder, orderNotFound, orderPet } from '../domain/lifecycle/orders.js';
+import { nextOrdersLink, pageOfOrders } from '../domain/pagination/order-page.js';
 import {
   GetOrderInputSchema,
   ListOrdersInputSchema,
@@ -13,7 +16,7 @@ import {
   OrderPageSchema,
   OrderSchema,
   UpdateOrderInputSchema,
-} from '../schemas/order.js';
+} from '../domain/schemas/order.js';
 import { defineMutation, defineQuery } from './define.js';
 
 const BETA = 'Beta: the shape of orders may still change in a minor release.';

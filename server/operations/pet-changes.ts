@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { transaction } from '../../db/runner.js';
-import { patchPet, removePet } from '../lifecycle/pets.js';
-import { ETagHeader, IfMatchHeader } from '../schemas/headers.js';
-import { DeletePetInputSchema, PetSchema, UpdatePetInputSchema } from '../schemas/pet.js';
+import { patchPet, removePet } from '../domain/lifecycle/pets.js';
+import { ETagHeader, IfMatchHeader } from '../domain/schemas/headers.js';
+import { DeletePetInputSchema, PetSchema, UpdatePetInputSchema } from '../domain/schemas/pet.js';
 import { defineMutation } from './define.js';
 import { petAnswer } from './pets.js';
 

@@ -1,12 +1,15 @@
 import { z } from 'zod';
 import { insertPetGrouped } from '../../db/queries/grouped-pet-inserts.js';
 import { findPet, insertPet, type VersionedPetRow } from '../../db/queries/pets.js';
-import { IdempotencyKeyHeaderSchema, parseIdempotencyKey } from '../idempotency/key-header.js';
-import { IDEMPOTENCY_TTL_SECONDS, performIdempotently } from '../idempotency/replay.js';
-import { petBody } from '../lifecycle/bodies.js';
-import { petNotFound } from '../lifecycle/pets.js';
-import { nextPageLink, pageOfPets } from '../pagination/pet-page.js';
-import { ETagHeader, IfNoneMatchHeader } from '../schemas/headers.js';
+import {
+  IdempotencyKeyHeaderSchema,
+  parseIdempotencyKey,
+} from '../domain/idempotency/key-header.js';
+import { IDEMPOTENCY_TTL_SECONDS, performIdempotently } from '../domain/idempotency/replay.js';
+import { petBody } from '../domain/lifecycle/bodies.js';
+import { petNotFound } from '../domain/lifecycle/pets.js';
+import { nextPageLink, pageOfPets } from '../domain/pagination/pet-page.js';
+import { ETagHeader, IfNoneMatchHeader } from '../domain/schemas/headers.js';
 import {
   GetPetInputSchema,
   ListPetsInputSchema,
@@ -14,8 +17,8 @@ import {
   PetPageSchema,
   PetSchema,
   type Pet,
-} from '../schemas/pet.js';
-import { etagOf } from '../versions/etag.js';
+} from '../domain/schemas/pet.js';
+import { etagOf } from '../domain/versions/etag.js';
 import { defineMutation, defineQuery } from './define.js';
 
 const TTL_HOURS = IDEMPOTENCY_TTL_SECONDS / 3600;

@@ -1,7 +1,11 @@
 import { z } from 'zod';
 import { readInventory } from '../../db/queries/inventory.js';
-import { IfNoneMatchHeader } from '../schemas/headers.js';
-import { GetInventoryInputSchema, InventorySchema, type Inventory } from '../schemas/inventory.js';
+import { IfNoneMatchHeader } from '../domain/schemas/headers.js';
+import {
+  GetInventoryInputSchema,
+  InventorySchema,
+  type Inventory,
+} from '../domain/schemas/inventory.js';
 import { defineQuery } from './define.js';
 
 /**

@@ -2,25 +2,29 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AnyTRPCRouter } from '@trpc/server';
 import type { DatabaseHandle } from '../../db/client.js';
-import { Authenticator } from '../auth/authenticator.js';
-import { createRequestHandler } from '../http/pipeline/handler.js';
-import { trackInFlight } from '../http/pipeline/in-flight.js';
-import { fastPathVerified, installedTrpcVersion, TRPC_WIRE_VERSION } from '../http/trpc/wire.js';
-import { createChangeNotifier } from '../events/notifier.js';
-import { startEventRetention } from '../events/retention.js';
-import { EventStreams } from '../events/streams.js';
-import { startIdempotencyPurge } from '../idempotency/purge.js';
-import { ServiceMetrics } from '../metrics/service-metrics.js';
-import { buildOpenApiDocument } from '../openapi/document.js';
-import { createFailureBudget } from '../auth/failure-budget.js';
-import { createRateLimiter, type RateLimiter } from '../rate-limit/limiter.js';
-import { connectRedis } from '../rate-limit/redis-health.js';
-import type { RateLimitSetting } from '../rate-limit/policy.js';
+import { Authenticator } from '../domain/auth/authenticator.js';
+import { createRequestHandler } from '../surfaces/http/handler.js';
+import { trackInFlight } from '../surfaces/http/pipeline/in-flight.js';
+import {
+  fastPathVerified,
+  installedTrpcVersion,
+  TRPC_WIRE_VERSION,
+} from '../surfaces/http/fast-path/wire.js';
+import { createChangeNotifier } from '../domain/events/notifier.js';
+import { startEventRetention } from '../domain/events/retention.js';
+import { EventStreams } from '../domain/events/streams.js';
+import { startIdempotencyPurge } from '../domain/idempotency/purge.js';
+import { ServiceMetrics } from '../support/service-metrics.js';
+import { buildOpenApiDocument } from '../surfaces/openapi/document.js';
+import { createFailureBudget } from '../domain/auth/failure-budget.js';
+import { createRateLimiter, type RateLimiter } from '../domain/rate-limit/limiter.js';
+import { connectRedis } from '../domain/rate-limit/redis-health.js';
+import type { RateLimitSetting } from '../domain/rate-limit/policy.js';
 import type { AnyOperation } from '../operations/define.js';
-import { appRouter, operations } from '../routers/_app.js';
-import { summarizeError } from './error-summary.js';
+import { appRouter, operations } from '../surfaces/trpc/routers/_app.js';
+import { summarizeError } from '../support/error-summary.js';
 import { startEmbeddedMaintenance } from './maintenance.js';
-import type { Logger } from './logger.js';
+import type { Logger } from '../support/logger.js';
 
 /** The procedures an app serves: the service's own unless a test serves others. */
 export interface Api {

@@ -1,6 +1,6 @@
 import cluster, { type Worker } from 'node:cluster';
 import { ConfigError, type Config } from './config.js';
-import type { Logger } from './logger.js';
+import type { Logger } from '../support/logger.js';
 import { serveClusterMetrics } from './metrics-server.js';
 
 /** A worker that dies this soon after starting is failing to start: wait before replacing it. */

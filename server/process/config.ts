@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { DEFAULT_EMBEDDED_SETTINGS } from '../../db/embedded/settings.js';
-import { parseRateLimit } from '../rate-limit/policy.js';
+import { parseRateLimit } from '../domain/rate-limit/policy.js';
 
 const baseUrl = z
   .url({ protocol: /^https?$/ })

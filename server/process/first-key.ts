@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { IssuedApiKey } from '../auth/issue-api-key.js';
+import type { IssuedApiKey } from '../domain/auth/issue-api-key.js';
 import type { Config } from './config.js';
-import type { Logger } from './logger.js';
+import type { Logger } from '../support/logger.js';
 
 const FILE_NAME = 'first-api-key';
 

@@ -1,8 +1,8 @@
 import type { DatabaseHandle } from '../../db/client.js';
 import { maintainTables } from '../../db/embedded/maintenance.js';
-import { summarizeError } from './error-summary.js';
-import type { Logger } from './logger.js';
-import { runPeriodically } from './periodic.js';
+import { summarizeError } from '../support/error-summary.js';
+import type { Logger } from '../support/logger.js';
+import { runPeriodically } from '../support/periodic.js';
 
 /**
  * Keeps the embedded database's statistics and free space as autovacuum would. PostgreSQL has

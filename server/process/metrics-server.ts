@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AggregatorRegistry, collectDefaultMetrics, type Registry } from 'prom-client';
-import { summarizeError } from './error-summary.js';
-import type { Logger } from './logger.js';
+import { summarizeError } from '../support/error-summary.js';
+import type { Logger } from '../support/logger.js';
 
 /** What one scrape answers: the text and its content type. */
 type Scrape = () => Promise<{ contentType: string; body: string }>;

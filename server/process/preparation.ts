@@ -1,6 +1,6 @@
 import { isDatabaseUnavailable } from '../../db/errors.js';
-import { summarizeError } from './error-summary.js';
-import type { Logger } from './logger.js';
+import { summarizeError } from '../support/error-summary.js';
+import type { Logger } from '../support/logger.js';
 
 /**
  * Failed attempts are retried this often: an attempt against a database that refuses

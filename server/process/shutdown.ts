@@ -1,5 +1,5 @@
-import type { Logger } from './logger.js';
-import { summarizeError } from './error-summary.js';
+import type { Logger } from '../support/logger.js';
+import { summarizeError } from '../support/error-summary.js';
 
 /** Time allowed to close the database after the requests are done. */
 const CLOSE_ALLOWANCE_MS = 10_000;

@@ -1,13 +1,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../db/client.js';
 import { listApiKeys, revokeApiKey } from '../../db/queries/api-keys.js';
-import { generateApiKey } from '../../server/auth/api-key.js';
+import { generateApiKey } from '../../server/domain/auth/api-key.js';
 import {
   Authenticator,
   KEY_CACHE_TTL_MS,
   UNKNOWN_KEY_TTL_MS,
-} from '../../server/auth/authenticator.js';
-import { issueApiKey } from '../../server/auth/issue-api-key.js';
+} from '../../server/domain/auth/authenticator.js';
+import { issueApiKey } from '../../server/domain/auth/issue-api-key.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
 let database: TestDatabase;

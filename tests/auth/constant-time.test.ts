@@ -1,8 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { hashApiKey } from '../../server/auth/api-key.js';
-import { Authenticator } from '../../server/auth/authenticator.js';
-import { issueApiKey } from '../../server/auth/issue-api-key.js';
+import { hashApiKey } from '../../server/domain/auth/api-key.js';
+import { Authenticator } from '../../server/domain/auth/authenticator.js';
+import { issueApiKey } from '../../server/domain/auth/issue-api-key.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
 vi.mock('node:crypto', async (importOriginal) => {

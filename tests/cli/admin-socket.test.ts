@@ -5,13 +5,17 @@ import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ADMIN_SOCKET_SUFFIX, adminSocketPath, readLine } from '../../server/admin/protocol.js';
+import {
+  ADMIN_SOCKET_SUFFIX,
+  adminSocketPath,
+  readLine,
+} from '../../server/surfaces/admin/protocol.js';
 import {
   AdminSocketInUse,
   askAdminSocket,
   claimAdminSocket,
   type AdminSocket,
-} from '../../server/admin/socket.js';
+} from '../../server/surfaces/admin/socket.js';
 
 let dir: string;
 let path: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { hashApiKey } from '../../server/auth/api-key.js';
+import { hashApiKey } from '../../server/domain/auth/api-key.js';
 import { runKeys } from '../helpers/keys-cli.js';
 import { useTestServer } from '../helpers/server.js';
 

@@ -7,10 +7,10 @@ import {
   TRPCClientError,
   type PetstoreTrpcClient,
 } from '../../client/index.js';
-import { operations } from '../../server/routers/_app.js';
-import { petsRouter } from '../../server/routers/pets.js';
-import type { Pet } from '../../server/schemas/pet.js';
-import { procedure, router } from '../../server/trpc/init.js';
+import { operations } from '../../server/surfaces/trpc/routers/_app.js';
+import { petsRouter } from '../../server/surfaces/trpc/routers/pets.js';
+import type { Pet } from '../../server/domain/schemas/pet.js';
+import { procedure, router } from '../../server/surfaces/trpc/init.js';
 import { checkedFetch } from '../helpers/http.js';
 import { TEST_KEY, useTestServer } from '../helpers/server.js';
 

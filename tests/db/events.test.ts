@@ -11,7 +11,7 @@ import {
 } from '../../db/queries/events.js';
 import { insertPets } from '../../db/queries/pets.js';
 import * as schema from '../../db/schema.js';
-import { pruneExpiredEvents } from '../../server/events/retention.js';
+import { pruneExpiredEvents } from '../../server/domain/events/retention.js';
 import { createTestDatabase, type TestDatabase, describeOnPostgres } from '../helpers/database.js';
 
 let database: TestDatabase;

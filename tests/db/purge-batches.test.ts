@@ -2,9 +2,9 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../../db/client.js';
 import { executeRows } from '../../db/database.js';
-import { pruneExpiredEvents } from '../../server/events/retention.js';
-import { purgeExpiredIdempotencyKeys } from '../../server/idempotency/purge.js';
-import { IDEMPOTENCY_TTL_SECONDS } from '../../server/idempotency/replay.js';
+import { pruneExpiredEvents } from '../../server/domain/events/retention.js';
+import { purgeExpiredIdempotencyKeys } from '../../server/domain/idempotency/purge.js';
+import { IDEMPOTENCY_TTL_SECONDS } from '../../server/domain/idempotency/replay.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
 const RETENTION_SECONDS = 3_600;

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { executeRows } from '../../db/database.js';
 import { takeStreamSlot } from '../../db/queries/stream-slots.js';
-import { StreamSlots } from '../../server/events/stream-slots.js';
+import { StreamSlots } from '../../server/domain/events/stream-slots.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
 /**

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StreamTickets } from '../../server/events/tickets.js';
+import { StreamTickets } from '../../server/domain/events/tickets.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { Subscription } from '../../server/events/subscription.js';
+import type { Subscription } from '../../server/domain/events/subscription.js';
 import { useEventStreams } from '../helpers/event-streams.js';
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { isFeedBatch } from '../../server/events/feed.js';
-import type { StreamRequest } from '../../server/events/streams.js';
-import type { EventRun } from '../../server/events/subscription.js';
+import { isFeedBatch } from '../../server/domain/events/feed.js';
+import type { StreamRequest } from '../../server/domain/events/streams.js';
+import type { EventRun } from '../../server/domain/events/subscription.js';
 import { useEventStreams } from '../helpers/event-streams.js';
 
 /**

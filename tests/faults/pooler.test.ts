@@ -1,7 +1,7 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Order } from '../../server/schemas/order.js';
-import type { Pet } from '../../server/schemas/pet.js';
+import type { Order } from '../../server/domain/schemas/order.js';
+import type { Pet } from '../../server/domain/schemas/pet.js';
 import { spawnServer, type ChildServer } from '../helpers/child-server.js';
 import { loadConformance, type Conformance } from '../helpers/conformance.js';
 import { createPostgresDatabase, testDatabaseTarget } from '../helpers/database.js';

@@ -4,7 +4,7 @@ import {
   REDIS_FAILURES_BEFORE_OUTAGE,
   REDIS_LOST,
   REDIS_PROBE_INTERVAL_MS,
-} from '../../server/rate-limit/redis-health.js';
+} from '../../server/domain/rate-limit/redis-health.js';
 import { useServersSharingRedis } from '../helpers/shared-redis.js';
 import { TEST_KEY, type TestServer } from '../helpers/server.js';
 

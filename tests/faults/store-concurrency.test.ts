@@ -2,7 +2,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../../db/client.js';
 import { executeRows } from '../../db/database.js';
-import type { Pet } from '../../server/schemas/pet.js';
+import type { Pet } from '../../server/domain/schemas/pet.js';
 import { spawnServer, type ChildServer } from '../helpers/child-server.js';
 import { loadConformance } from '../helpers/conformance.js';
 import {

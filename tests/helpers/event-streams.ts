@@ -1,9 +1,9 @@
 import { afterAll, beforeAll } from 'vitest';
 import { insertPets } from '../../db/queries/pets.js';
-import { ServiceMetrics } from '../../server/metrics/service-metrics.js';
-import { createChangeNotifier, type ChangeNotifier } from '../../server/events/notifier.js';
-import { EventStreams } from '../../server/events/streams.js';
-import { createLogger } from '../../server/process/logger.js';
+import { ServiceMetrics } from '../../server/support/service-metrics.js';
+import { createChangeNotifier, type ChangeNotifier } from '../../server/domain/events/notifier.js';
+import { EventStreams } from '../../server/domain/events/streams.js';
+import { createLogger } from '../../server/support/logger.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
 export interface EventStreamsUnderTest {

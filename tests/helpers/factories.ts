@@ -2,8 +2,8 @@ import type { z } from 'zod';
 import type { Database } from '../../db/client.js';
 import type { PetStatus } from '../../db/queries/pets.js';
 import { pets } from '../../db/schema.js';
-import type { NewPetSchema } from '../../server/schemas/pet.js';
-import type { Principal } from '../../server/auth/authenticator.js';
+import type { NewPetSchema } from '../../server/domain/schemas/pet.js';
+import type { Principal } from '../../server/domain/auth/authenticator.js';
 
 type NewPet = z.input<typeof NewPetSchema>;
 

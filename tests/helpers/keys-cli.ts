@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Database } from '../../db/client.js';
-import { runKeysCliCollected, type CliRun } from '../../server/admin/keys-commands.js';
+import { runKeysCliCollected, type CliRun } from '../../server/surfaces/admin/keys-commands.js';
 
 export type { CliRun };
 

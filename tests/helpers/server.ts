@@ -1,8 +1,8 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll } from 'vitest';
 import { createApp, type Api, type App, type HttpTimeouts } from '../../server/process/app.js';
-import { createLogger } from '../../server/process/logger.js';
-import type { RateLimitSetting } from '../../server/rate-limit/policy.js';
+import { createLogger } from '../../server/support/logger.js';
+import type { RateLimitSetting } from '../../server/domain/rate-limit/policy.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { loadConformance, type Conformance } from './conformance.js';
 import { createHttpClients, type ApiClient, type TrpcClient } from './http.js';

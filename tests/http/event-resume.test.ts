@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { lastEventId, prunedThrough } from '../../db/queries/events.js';
 import { events } from '../../db/schema.js';
-import { pruneExpiredEvents } from '../../server/events/retention.js';
+import { pruneExpiredEvents } from '../../server/domain/events/retention.js';
 import { followEvents, refusedStream, type StreamedEvent } from '../helpers/events.js';
 import { TEST_KEY, useTestServer } from '../helpers/server.js';
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokeApiKey } from '../../db/queries/api-keys.js';
-import { generateApiKey } from '../../server/auth/api-key.js';
-import { KEY_CACHE_TTL_MS } from '../../server/auth/authenticator.js';
-import { issueApiKey } from '../../server/auth/issue-api-key.js';
+import { generateApiKey } from '../../server/domain/auth/api-key.js';
+import { KEY_CACHE_TTL_MS } from '../../server/domain/auth/authenticator.js';
+import { issueApiKey } from '../../server/domain/auth/issue-api-key.js';
 import { startTestRedis, type TestRedis } from '../helpers/redis.js';
 import { startTestServer, TEST_KEY, useTestServer, type TestServer } from '../helpers/server.js';
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Pet } from '../../server/schemas/pet.js';
+import type { Pet } from '../../server/domain/schemas/pet.js';
 import { createHttpClients, type ApiClient } from '../helpers/http.js';
 import { spawnServer, type ChildServer } from '../helpers/child-server.js';
 import { loadConformance } from '../helpers/conformance.js';

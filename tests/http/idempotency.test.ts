@@ -1,7 +1,7 @@
 import { and, count, eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { idempotencyKeys, pets } from '../../db/schema.js';
-import type { Pet } from '../../server/schemas/pet.js';
+import type { Pet } from '../../server/domain/schemas/pet.js';
 import { newPet } from '../helpers/factories.js';
 import { TEST_KEY, useTestServer } from '../helpers/server.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Inventory } from '../../server/schemas/inventory.js';
-import type { Pet } from '../../server/schemas/pet.js';
+import type { Inventory } from '../../server/domain/schemas/inventory.js';
+import type { Pet } from '../../server/domain/schemas/pet.js';
 import { newPet } from '../helpers/factories.js';
 import { useTestServer } from '../helpers/server.js';
 

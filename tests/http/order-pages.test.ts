@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { OrderStatus } from '../../db/queries/orders.js';
-import type { Order, OrderPage } from '../../server/schemas/order.js';
-import type { Pet } from '../../server/schemas/pet.js';
+import type { Order, OrderPage } from '../../server/domain/schemas/order.js';
+import type { Pet } from '../../server/domain/schemas/pet.js';
 import { runBounded } from '../helpers/load.js';
 import { newPet } from '../helpers/factories.js';
 import { useTestServer } from '../helpers/server.js';

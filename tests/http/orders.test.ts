@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { PetStatus } from '../../db/queries/pets.js';
-import { issueApiKey } from '../../server/auth/issue-api-key.js';
-import type { Order } from '../../server/schemas/order.js';
-import type { Pet } from '../../server/schemas/pet.js';
+import { issueApiKey } from '../../server/domain/auth/issue-api-key.js';
+import type { Order } from '../../server/domain/schemas/order.js';
+import type { Pet } from '../../server/domain/schemas/pet.js';
 import { newPet } from '../helpers/factories.js';
 import { useTestServer } from '../helpers/server.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Order } from '../../server/schemas/order.js';
-import type { Pet } from '../../server/schemas/pet.js';
+import type { Order } from '../../server/domain/schemas/order.js';
+import type { Pet } from '../../server/domain/schemas/pet.js';
 import { insertManyPets } from '../helpers/factories.js';
 import { runBounded } from '../helpers/load.js';
 import { useTestServer } from '../helpers/server.js';

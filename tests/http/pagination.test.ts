@@ -2,7 +2,7 @@ import { asc, eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { PetStatus } from '../../db/queries/pets.js';
 import { pets } from '../../db/schema.js';
-import type { Pet } from '../../server/schemas/pet.js';
+import type { Pet } from '../../server/domain/schemas/pet.js';
 import { insertManyPets, newPet } from '../helpers/factories.js';
 import { useTestServer } from '../helpers/server.js';
 

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { PetStatus } from '../../db/queries/pets.js';
-import { issueApiKey } from '../../server/auth/issue-api-key.js';
-import type { Pet } from '../../server/schemas/pet.js';
+import { issueApiKey } from '../../server/domain/auth/issue-api-key.js';
+import type { Pet } from '../../server/domain/schemas/pet.js';
 import { newPet } from '../helpers/factories.js';
 import { useTestServer } from '../helpers/server.js';
 

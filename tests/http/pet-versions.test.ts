@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PetStatus } from '../../db/queries/pets.js';
-import type { Pet } from '../../server/schemas/pet.js';
+import type { Pet } from '../../server/domain/schemas/pet.js';
 import { newPet } from '../helpers/factories.js';
 import { useTestServer } from '../helpers/server.js';
 

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { issueApiKey } from '../../server/auth/issue-api-key.js';
+import { issueApiKey } from '../../server/domain/auth/issue-api-key.js';
 import { newPet } from '../helpers/factories.js';
 import { useTestServer } from '../helpers/server.js';
 

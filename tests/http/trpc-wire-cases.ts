@@ -1,5 +1,5 @@
-import type { Order } from '../../server/schemas/order.js';
-import type { Pet } from '../../server/schemas/pet.js';
+import type { Order } from '../../server/domain/schemas/order.js';
+import type { Pet } from '../../server/domain/schemas/pet.js';
 import type { ApiClient } from '../helpers/http.js';
 
 /** One call of tests/http/trpc-wire.test.ts, made once on each server. */

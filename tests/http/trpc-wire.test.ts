@@ -1,16 +1,19 @@
 import { TRPCError } from '@trpc/server';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { installedTrpcVersion, TRPC_WIRE_VERSION } from '../../server/http/trpc/wire.js';
+import {
+  installedTrpcVersion,
+  TRPC_WIRE_VERSION,
+} from '../../server/surfaces/http/fast-path/wire.js';
 import { defineMutation, defineQuery, type AnyOperation } from '../../server/operations/define.js';
-import { operations as appOperations } from '../../server/routers/_app.js';
-import { eventsRouter } from '../../server/routers/events.js';
-import { ordersRouter } from '../../server/routers/orders.js';
-import { petsRouter } from '../../server/routers/pets.js';
-import { storeRouter } from '../../server/routers/store.js';
-import { router } from '../../server/trpc/init.js';
-import { proceduresOf } from '../../server/trpc/procedures.js';
-import { issueApiKey } from '../../server/auth/issue-api-key.js';
+import { operations as appOperations } from '../../server/surfaces/trpc/routers/_app.js';
+import { eventsRouter } from '../../server/surfaces/trpc/routers/events.js';
+import { ordersRouter } from '../../server/surfaces/trpc/routers/orders.js';
+import { petsRouter } from '../../server/surfaces/trpc/routers/pets.js';
+import { storeRouter } from '../../server/surfaces/trpc/routers/store.js';
+import { router } from '../../server/surfaces/trpc/init.js';
+import { proceduresOf } from '../../server/surfaces/trpc/procedures.js';
+import { issueApiKey } from '../../server/domain/auth/issue-api-key.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { newPet } from '../helpers/factories.js';
 import type { ApiClient } from '../helpers/http.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../server/process/logger.js';
+import { createLogger } from '../../server/support/logger.js';
 import { logSink, startTestServer, TEST_KEY } from '../helpers/server.js';
 
 const SECRET = 'Bearer never-in-a-log-0123456789';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createLogger } from '../../server/process/logger.js';
+import { createLogger } from '../../server/support/logger.js';
 import { logSink } from '../helpers/server.js';
 
 afterEach(() => {

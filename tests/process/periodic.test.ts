@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { runPeriodically } from '../../server/process/periodic.js';
+import { runPeriodically } from '../../server/support/periodic.js';
 
 beforeEach(() => {
   vi.useFakeTimers();

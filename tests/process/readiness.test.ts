@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../../db/client.js';
 import { createApp, type App } from '../../server/process/app.js';
-import { createLogger } from '../../server/process/logger.js';
+import { createLogger } from '../../server/support/logger.js';
 import { createPostgresDatabase, describeOnPostgres, postgresTarget } from '../helpers/database.js';
 import { logSink, startTestServer, TEST_KEY } from '../helpers/server.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';

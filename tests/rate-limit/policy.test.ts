@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../server/process/config.js';
-import { parseRateLimit, rateLimitFields } from '../../server/rate-limit/policy.js';
+import { parseRateLimit, rateLimitFields } from '../../server/domain/rate-limit/policy.js';
 
 describe('parseRateLimit', () => {
   it.each([

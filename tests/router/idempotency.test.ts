@@ -1,8 +1,8 @@
 import { count, eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { idempotencyKeys } from '../../db/schema.js';
-import type { Principal } from '../../server/auth/authenticator.js';
-import { purgeExpiredIdempotencyKeys } from '../../server/idempotency/purge.js';
+import type { Principal } from '../../server/domain/auth/authenticator.js';
+import { purgeExpiredIdempotencyKeys } from '../../server/domain/idempotency/purge.js';
 import { callerFor, rejection } from '../helpers/caller.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { newPet, reader, writer } from '../helpers/factories.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findPet, type PetStatus } from '../../db/queries/pets.js';
-import type { Principal } from '../../server/auth/authenticator.js';
+import type { Principal } from '../../server/domain/auth/authenticator.js';
 import { callerFor, rejection } from '../helpers/caller.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { newPet, reader, writer } from '../helpers/factories.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseEntityTags } from '../../server/versions/etag.js';
+import { parseEntityTags } from '../../server/domain/versions/etag.js';
 
 /** RFC 9110 §8.8.3 etagc: visible ASCII but the quote, and obs-text, as Node decodes it. */
 const etagc = fc.oneof(

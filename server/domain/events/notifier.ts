@@ -1,0 +1,48 @@
+import { sql } from 'drizzle-orm';
+import type { DatabaseHandle } from '../../../db/client.js';
+import { EVENTS_CHANNEL } from '../../../db/queries/events.js';
+import type { Logger } from '../../support/logger.js';
+import { summarizeError } from '../../support/error-summary.js';
+
+/** Changes committed within this window share one notification. */
+const COALESCE_MS = 5;
+
+/**
+ * Wakes every process's event feed after a change commits. The NOTIFY is sent after the
+ * commit, in a statement of its own, and at most once per few milliseconds per process: a
+ * NOTIFY inside the changing transaction would hold PostgreSQL's notification lock through that
+ * transaction's commit, and make every change wait for the one before it to reach the disk. A
+ * notification lost in a crash between the two only delays events until the next change wakes
+ * the feeds, since they read the log itself.
+ */
+export function createChangeNotifier(database: DatabaseHandle, logger: Logger) {
+  let scheduled: NodeJS.Timeout | undefined;
+  let warned = false;
+  const send = () => {
+    scheduled = undefined;
+    database.db.execute(sql`select pg_notify(${EVENTS_CHANNEL}, '')`).then(
+      () => {
+        warned = false;
+      },
+      (error: unknown) => {
+        if (warned) return;
+        warned = true;
+        logger.warn(
+          { err: summarizeError(error, { stack: false }) },
+          'could not notify event streams of a change',
+        );
+      },
+    );
+  };
+  return {
+    /** A change with events committed. */
+    changed: (): void => {
+      scheduled ??= setTimeout(send, COALESCE_MS);
+    },
+    stop: (): void => {
+      clearTimeout(scheduled);
+    },
+  };
+}
+
+export type ChangeNotifier = ReturnType<typeof createChangeNotifier>;

@@ -1,0 +1,77 @@
+import type { Database } from '../../db/database.js';
+import { DatabaseBudget } from '../../db/deadline.js';
+import type { Principal } from '../domain/auth/authenticator.js';
+import type { EventStreams } from '../domain/events/streams.js';
+import {
+  createCursorCodec,
+  DEFAULT_CURSOR_SECRET,
+  type CursorCodec,
+} from '../domain/pagination/cursor.js';
+
+export interface ContextOptions {
+  db: Database;
+  /** The authenticated caller, or null when no valid key was presented. */
+  principal: Principal | null;
+  /** The REST base address the caller used, ending in /v1; links in responses are built on it. */
+  baseUrl: string;
+  /** Signs pagination cursors; DEFAULT_CURSOR_SECRET when the deployment sets none. */
+  cursorSecret?: string | undefined;
+  /**
+   * The Idempotency-Key request header as received; the operations that honour it validate it,
+   * so both surfaces agree.
+   */
+  idempotencyKey?: string | undefined;
+  /** The If-Match request header as received: changes to a pet check it (412 when it fails). */
+  ifMatch?: string | undefined;
+  /** The request's time on the database; the HTTP pipeline starts it before authentication. */
+  budget?: DatabaseBudget;
+  /**
+   * Where the operation puts the headers of its answer (Location, Link): the HTTP pipeline
+   * passes the one set of headers every answer to the request carries.
+   */
+  responseHeaders?: Record<string, string>;
+  /** The process's event streams; absent where no streams are served (router tests). */
+  streams?: EventStreams | undefined;
+  /** Drops the request's connection: how a stream whose client stopped reading is cut off. */
+  closeConnection?: () => void;
+  /** Tells the event streams of every process that a change committed. */
+  notifyChange?: () => void;
+}
+
+export interface Context extends Required<
+  Omit<ContextOptions, 'cursorSecret' | 'idempotencyKey' | 'ifMatch' | 'streams'>
+> {
+  idempotencyKey: string | undefined;
+  ifMatch: string | undefined;
+  streams: EventStreams | undefined;
+  cursors: CursorCodec;
+}
+
+const codecs = new Map<string, CursorCodec>();
+
+/** One codec per secret for the process: a deployment has one secret, tests a few. */
+function cursorCodecFor(secret: string): CursorCodec {
+  let codec = codecs.get(secret);
+  if (!codec) {
+    codec = createCursorCodec(secret);
+    codecs.set(secret, codec);
+  }
+  return codec;
+}
+
+/** Request-free, so tests build it directly; the HTTP pipeline passes what it read. */
+export function createContextInner(options: ContextOptions): Context {
+  return {
+    db: options.db,
+    principal: options.principal,
+    baseUrl: options.baseUrl,
+    idempotencyKey: options.idempotencyKey,
+    ifMatch: options.ifMatch,
+    budget: options.budget ?? new DatabaseBudget(),
+    responseHeaders: options.responseHeaders ?? {},
+    streams: options.streams,
+    closeConnection: options.closeConnection ?? (() => undefined),
+    notifyChange: options.notifyChange ?? (() => undefined),
+    cursors: cursorCodecFor(options.cursorSecret ?? DEFAULT_CURSOR_SECRET),
+  };
+}

@@ -1,0 +1,63 @@
+import type { RestBinding } from '../../operations/define.js';
+import { DEPRECATION, ERROR_HEADERS, RATE_LIMIT, REQUEST_ID } from './headers.js';
+
+type Json = Record<string, unknown>;
+
+const ERROR_REF = { $ref: '#/components/schemas/Error' };
+
+/** What every authenticated operation can answer, whatever it does. */
+const COMMON_ERRORS: Record<number, string> = {
+  401: 'Missing or invalid API key.',
+  429: "The API key has spent its window's request quota, or the client address has failed authentication too often; retry after `Retry-After` seconds.",
+  500: 'Unexpected server error.',
+  503: 'The database is unavailable; retry shortly.',
+};
+
+export const STABILITY: Record<RestBinding['stability'], string> = {
+  stable: 'Stability: stable. Changes to it keep to the compatibility policy of version 1.',
+  beta: 'Stability: beta. It may still change before it is declared stable.',
+  experimental: 'Stability: experimental. It may change or go away in any release.',
+};
+
+function successOf(binding: RestBinding, generated: Json | undefined): Json {
+  // An answer without a body documents none, whatever the output schema renders to.
+  if (binding.successStatus !== 204) return generated ?? {};
+  return { description: binding.successDescription };
+}
+
+export function responsesOf(
+  binding: RestBinding,
+  generated: Record<string, Json>,
+): Record<string, Json> {
+  const success = successOf(binding, generated['200']);
+  const responses: Record<string, Json> = { [binding.successStatus]: success };
+  if (binding.conditionalRead) {
+    responses['304'] = {
+      description: '`If-None-Match` names the current version: no body.',
+      headers: { ...(success.headers as Json | undefined) },
+    };
+  }
+  // An operation may say more than the common description (the event stream's own 429).
+  const errors = { ...COMMON_ERRORS, ...binding.errorResponses };
+  for (const [status, description] of Object.entries(errors).sort(([a], [b]) =>
+    a.localeCompare(b),
+  )) {
+    responses[status] = {
+      description,
+      headers: { ...ERROR_HEADERS[status] },
+      content: { 'application/json': { schema: ERROR_REF } },
+    };
+  }
+  for (const [status, response] of Object.entries(responses).sort(([a], [b]) =>
+    a.localeCompare(b),
+  )) {
+    response.headers = {
+      ...(response.headers as Json | undefined),
+      // An unauthenticated caller has no bucket, so a 401 has no quota to report.
+      ...(status === '401' ? {} : RATE_LIMIT),
+      ...(binding.deprecation ? DEPRECATION : {}),
+      ...REQUEST_ID,
+    };
+  }
+  return Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
+}
