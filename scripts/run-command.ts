@@ -1,4 +1,4 @@
-import { ConfigError } from '../server/process/config.js';
+import { ConfigError } from '../server/support/errors.js';
 
 /**
  * Runs a command-line script's `main` and sets the exit code: its own, 78 (EX_CONFIG) for a

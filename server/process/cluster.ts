@@ -1,5 +1,6 @@
 import cluster, { type Worker } from 'node:cluster';
-import { ConfigError, type Config } from './config.js';
+import { ConfigError } from '../support/errors.js';
+import type { Config } from './config.js';
 import type { Logger } from '../support/logger.js';
 import { serveClusterMetrics } from './metrics-server.js';
 

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
+import { ConfigError } from '../support/errors.js';
 import { DEFAULT_EMBEDDED_SETTINGS } from '../../db/embedded/settings.js';
 import { parseRateLimit } from '../domain/rate-limit/policy.js';
 
@@ -151,10 +152,6 @@ export const CONFIG_VARIABLES: readonly string[] = Object.keys(configSchema.shap
 export type Config = Omit<z.infer<typeof configSchema>, 'PUBLIC_BASE_URL'> & {
   PUBLIC_BASE_URL: string;
 };
-
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
 
 /**
  * The base URL of the address the service listens on, for the OpenAPI document when

@@ -1,4 +1,4 @@
-import { ConfigError } from './config.js';
+import { ConfigError } from '../support/errors.js';
 
 /**
  * Ends a process that cannot start: 78 (EX_CONFIG) for a configuration the operator must

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Authenticator } from '../../server/domain/auth/authenticator.js';
 import { ensureApiKey } from '../../server/domain/auth/bootstrap.js';
-import { ConfigError } from '../../server/process/config.js';
+import { ConfigError } from '../../server/support/errors.js';
 import { firstStartOnTerminal, spawnServer } from '../helpers/child-server.js';
 import { createTestDatabase, testDatabaseTarget, type TestDatabase } from '../helpers/database.js';
 

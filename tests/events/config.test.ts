@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../server/process/config.js';
+import { loadConfig } from '../../server/process/config.js';
+import { ConfigError } from '../../server/support/errors.js';
 
 describe('EVENTS_RETENTION and EVENT_STREAMS_PER_KEY', () => {
   it('default to 7 days and 20 streams', () => {

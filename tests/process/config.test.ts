@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../server/process/config.js';
+import { loadConfig } from '../../server/process/config.js';
+import { ConfigError } from '../../server/support/errors.js';
 
 function messageFor(env: Record<string, string>): string {
   try {

@@ -1,6 +1,6 @@
 import type { DatabaseHandle } from '../../../db/client.js';
 import { countActiveApiKeys } from '../../../db/queries/api-keys.js';
-import { ConfigError } from '../../process/config.js';
+import { ConfigError } from '../../support/errors.js';
 import { issueApiKey, type IssuedApiKey } from './issue-api-key.js';
 
 /**

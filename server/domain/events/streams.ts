@@ -4,7 +4,7 @@ import type { DatabaseBudget } from '../../../db/deadline.js';
 import { lastEventId, prunedThrough, type EventType } from '../../../db/queries/events.js';
 import type { ServiceMetrics } from '../../support/service-metrics.js';
 import type { Logger } from '../../support/logger.js';
-import { GoneError } from '../../surfaces/trpc/errors.js';
+import { GoneError } from '../../support/errors.js';
 import { EventFeed } from './feed.js';
 import { KeyRevokedError, KeyWatch } from './key-watch.js';
 import { StreamSlots } from './stream-slots.js';

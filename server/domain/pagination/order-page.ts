@@ -1,7 +1,6 @@
 import { listOrders, type OrderRow } from '../../../db/queries/orders.js';
 import type { ListOrdersInput } from '../schemas/order.js';
-import type { Context } from '../../operations/context.js';
-import type { CursorScope } from './cursor.js';
+import type { CursorScope, PageReader } from './cursor.js';
 
 const ORDER_CURSORS: CursorScope = {
   tag: 'orders.v1',
@@ -19,7 +18,7 @@ function filterOf({ status, petId }: Pick<ListOrdersInput, 'status' | 'petId'>):
  * ascending order, so following the cursors visits every matching order exactly once.
  */
 export async function pageOfOrders(
-  ctx: Pick<Context, 'db' | 'cursors'>,
+  ctx: PageReader,
   input: ListOrdersInput,
 ): Promise<{ items: OrderRow[]; nextCursor: string | null }> {
   const { limit, status, petId, cursor } = input;

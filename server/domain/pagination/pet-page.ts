@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import { listPets, type PetFilters } from '../../../db/queries/pet-pages.js';
 import type { ListPetsInput, PetPage } from '../schemas/pet.js';
-import type { Context } from '../../operations/context.js';
-import type { CursorScope } from './cursor.js';
+import type { CursorScope, PageReader } from './cursor.js';
 
 /** A cursor's filter is a digest when it holds more than a status (see filterOf). */
 const DIGEST_PREFIX = '#';
@@ -56,10 +55,7 @@ function filterOf({ status, categoryId, name, ids }: PetFilters): string | null 
  * so resuming after the last id seen visits every live pet exactly once, also those created
  * meanwhile; a pet deleted meanwhile is simply not there.
  */
-export async function pageOfPets(
-  ctx: Pick<Context, 'db' | 'cursors'>,
-  input: ListPetsInput,
-): Promise<PetPage> {
+export async function pageOfPets(ctx: PageReader, input: ListPetsInput): Promise<PetPage> {
   const { limit, cursor } = input;
   const filters = filtersOf(input);
   const filter = filterOf(filters);

@@ -4,6 +4,7 @@ import { TRPC_ERROR_CODES_BY_KEY, type TRPC_ERROR_CODE_KEY } from '@trpc/server/
 import { $ZodError, type $ZodIssue } from 'zod/v4/core';
 import { isDatabaseUnavailable } from '../../../db/errors.js';
 import type { ErrorBody } from '../../domain/schemas/error.js';
+import { GoneError } from '../../support/errors.js';
 
 type Issue = NonNullable<ErrorBody['issues']>[number];
 
@@ -11,16 +12,6 @@ const INTERNAL_MESSAGES: Partial<Record<TRPC_ERROR_CODE_KEY, string>> = {
   INTERNAL_SERVER_ERROR: 'Internal server error',
   SERVICE_UNAVAILABLE: 'The service is temporarily unavailable; retry shortly',
 };
-
-/**
- * What was asked for existed but is no longer kept (an event past the retention). tRPC has no
- * code for 410, so it travels as NOT_FOUND, the nearest; the contract's body says GONE, 410.
- */
-export class GoneError extends TRPCError {
-  constructor(message: string) {
-    super({ code: 'NOT_FOUND', message });
-  }
-}
 
 /** tRPC's wire codes, with the parse error folded into the contract's BAD_REQUEST. */
 export function contractCode(code: TRPC_ERROR_CODE_KEY): TRPC_ERROR_CODE_KEY {
