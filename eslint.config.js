@@ -2,6 +2,47 @@ import js from '@eslint/js';
 import drizzle from 'eslint-plugin-drizzle';
 import tseslint from 'typescript-eslint';
 
+/**
+ * The layers of the service, from the ground up: each may import from itself and the layers
+ * below it, never above (docs/architecture.md, "Layers"). Support and storage are both ground:
+ * neither imports the other. A relative import that names a higher layer's folder fails lint,
+ * type-only imports included.
+ */
+const LAYERS = [
+  { name: 'support', files: ['server/support/**/*.ts'] },
+  { name: 'storage', files: ['db/**/*.ts'], folder: 'db' },
+  { name: 'domain', files: ['server/domain/**/*.ts'] },
+  { name: 'operations', files: ['server/operations/**/*.ts'] },
+  { name: 'surfaces', files: ['server/surfaces/**/*.ts'] },
+  { name: 'process', files: ['server/process/**/*.ts', 'server/main.ts'] },
+];
+
+/** What a file of `layer` must not import: every layer above it, and storage for support. */
+function forbiddenFolders(index) {
+  const above = LAYERS.slice(index + 1).map((layer) => layer.folder ?? layer.name);
+  return LAYERS[index].name === 'storage' ? ['server'] : above;
+}
+
+const layerRules = LAYERS.map((layer, index) => {
+  const folders = forbiddenFolders(index);
+  return {
+    files: layer.files,
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: `^\\.{1,2}/(?:.*/)?(?:${folders.join('|')})/`,
+              message: `The ${layer.name} layer imports only from itself and the layers below it (docs/architecture.md).`,
+            },
+          ],
+        },
+      ],
+    },
+  };
+});
+
 export default tseslint.config(
   {
     ignores: [
@@ -43,5 +84,6 @@ export default tseslint.config(
       ],
     },
   },
+  ...layerRules,
   { files: ['eslint.config.js'], ...tseslint.configs.disableTypeChecked },
 );
