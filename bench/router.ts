@@ -5,7 +5,7 @@
  */
 import type { RequestState } from '../server/surfaces/http/pipeline/request-state.js';
 import { createRestEndpoints } from '../server/surfaces/http/rest/endpoints.js';
-import { operations } from '../server/surfaces/trpc/routers/_app.js';
+import { operations } from '../server/operations/registry.js';
 
 const lookups = Number(process.argv[2] ?? 1e6);
 const runs = Number(process.argv[3] ?? 7);

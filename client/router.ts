@@ -4,4 +4,4 @@
  * types reach into drizzle-orm and PGlite, and the published one must not, so that a front-end
  * checking libraries strictly (`skipLibCheck: false`) compiles none of the server's packages.
  */
-export type { AppRouter } from '../server/surfaces/trpc/routers/_app.js';
+export type { AppRouter } from '../server/surfaces/trpc/router.js';

@@ -1,6 +1,7 @@
 import openapiTS, { astToString } from 'openapi-typescript';
 import { buildOpenApiDocument } from '../server/surfaces/openapi/document.js';
-import { appRouter, operations } from '../server/surfaces/trpc/routers/_app.js';
+import { appRouter } from '../server/surfaces/trpc/router.js';
+import { operations } from '../server/operations/registry.js';
 
 /** The addresses the committed document names; a running service names its configured ones. */
 export const SNAPSHOT_SERVERS = {

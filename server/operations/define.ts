@@ -86,7 +86,7 @@ export interface StreamOperation<
   open(ctx: OperationContext, input: z.output<I>): Promise<Subscription>;
 }
 
-/** An entry of the registry (server/surfaces/trpc/routers/_app.ts): every surface reads these. */
+/** An entry of the registry (server/operations/registry.ts): every surface reads these. */
 export type AnyOperation = Operation | StreamOperation;
 
 export function defineQuery<I extends z.ZodType, O extends z.ZodType>(

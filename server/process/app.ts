@@ -21,7 +21,8 @@ import { createRateLimiter, type RateLimiter } from '../domain/rate-limit/limite
 import { connectRedis } from '../domain/rate-limit/redis-health.js';
 import type { RateLimitSetting } from '../domain/rate-limit/policy.js';
 import type { AnyOperation } from '../operations/define.js';
-import { appRouter, operations } from '../surfaces/trpc/routers/_app.js';
+import { appRouter } from '../surfaces/trpc/router.js';
+import { operations } from '../operations/registry.js';
 import { summarizeError } from '../support/error-summary.js';
 import { startEmbeddedMaintenance } from './maintenance.js';
 import type { Logger } from '../support/logger.js';

@@ -32,7 +32,7 @@ import {
   type PetstoreOutputs,
 } from 'petstore-service/client';
 // @ts-expect-error only the client entry is public: the server's files are not exported
-import type { AppRouter as Deep } from 'petstore-service/server/routers/_app';
+import type { AppRouter as Deep } from 'petstore-service/server/surfaces/trpc/router';
 
 const trpc = createPetstoreTrpcClient({ url: 'http://127.0.0.1:3000/trpc', apiKey: 'psk_x' });
 const rest = createPetstoreRestClient({ baseUrl: 'http://127.0.0.1:3000/v1', apiKey: 'psk_x' });

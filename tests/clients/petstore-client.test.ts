@@ -7,10 +7,10 @@ import {
   TRPCClientError,
   type PetstoreTrpcClient,
 } from '../../client/index.js';
-import { operations } from '../../server/surfaces/trpc/routers/_app.js';
-import { petsRouter } from '../../server/surfaces/trpc/routers/pets.js';
+import { operations, registry } from '../../server/operations/registry.js';
 import type { Pet } from '../../server/domain/schemas/pet.js';
 import { procedure, router } from '../../server/surfaces/trpc/init.js';
+import { proceduresOf } from '../../server/surfaces/trpc/procedures.js';
 import { checkedFetch } from '../helpers/http.js';
 import { TEST_KEY, useTestServer } from '../helpers/server.js';
 
@@ -21,7 +21,7 @@ import { TEST_KEY, useTestServer } from '../helpers/server.js';
  */
 const api = {
   router: router({
-    pets: petsRouter,
+    pets: router(proceduresOf(registry.pets)),
     events: router({
       onChange: procedure.subscription(async function* ({ ctx }) {
         yield await Promise.resolve({ keyId: ctx.principal?.keyId ?? null });

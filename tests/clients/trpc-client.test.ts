@@ -1,6 +1,6 @@
 import { createTRPCClient, httpBatchLink, httpLink, TRPCClientError } from '@trpc/client';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import type { AppRouter } from '../../server/surfaces/trpc/routers/_app.js';
+import type { AppRouter } from '../../server/surfaces/trpc/router.js';
 import type { Order } from '../../server/domain/schemas/order.js';
 import type { Pet } from '../../server/domain/schemas/pet.js';
 import { TEST_KEY, useTestServer } from '../helpers/server.js';

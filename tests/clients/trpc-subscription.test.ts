@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { prunedThrough } from '../../db/queries/events.js';
 import { events } from '../../db/schema.js';
 import { pruneExpiredEvents } from '../../server/domain/events/retention.js';
-import type { AppRouter } from '../../server/surfaces/trpc/routers/_app.js';
+import type { AppRouter } from '../../server/surfaces/trpc/router.js';
 import { createChildDatabase, type ChildDatabase } from '../helpers/child-database.js';
 import { freePort, spawnServer, type ChildServer } from '../helpers/child-server.js';
 import { testDatabaseTarget } from '../helpers/database.js';

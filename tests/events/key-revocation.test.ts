@@ -1,7 +1,7 @@
 import { createTRPCClient, httpSubscriptionLink, TRPCClientError } from '@trpc/client';
 import { EventSource } from 'eventsource';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { AppRouter } from '../../server/surfaces/trpc/routers/_app.js';
+import type { AppRouter } from '../../server/surfaces/trpc/router.js';
 import { spawnServer } from '../helpers/child-server.js';
 import { loadConformance } from '../helpers/conformance.js';
 import { createPostgresDatabase, testDatabaseTarget } from '../helpers/database.js';

@@ -1,7 +1,7 @@
 import { TRPCError } from '@trpc/server';
 import { expect } from 'vitest';
 import { createContextInner, type ContextOptions } from '../../server/operations/context.js';
-import { createCaller } from '../../server/surfaces/trpc/routers/_app.js';
+import { createCaller } from '../../server/surfaces/trpc/router.js';
 
 /** A router caller on a real database, and the context it ran with (to read response headers). */
 export function callerFor(options: Omit<ContextOptions, 'baseUrl'>) {

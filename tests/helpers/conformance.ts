@@ -1,7 +1,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { expect } from 'vitest';
-import { operations } from '../../server/surfaces/trpc/routers/_app.js';
+import { operations } from '../../server/operations/registry.js';
 
 type Json = Record<string, unknown>;
 type Operation = { responses: Record<string, Json> };

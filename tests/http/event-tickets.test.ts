@@ -7,7 +7,7 @@ import { revokeApiKey } from '../../db/queries/api-keys.js';
 import { deleteExpiredStreamTickets } from '../../db/queries/stream-tickets.js';
 import { streamTickets } from '../../db/schema.js';
 import { issueApiKey } from '../../server/domain/auth/issue-api-key.js';
-import type { AppRouter } from '../../server/surfaces/trpc/routers/_app.js';
+import type { AppRouter } from '../../server/surfaces/trpc/router.js';
 import { followEvents, refusedStream } from '../helpers/events.js';
 import { newPet } from '../helpers/factories.js';
 import { checkedFetch } from '../helpers/http.js';

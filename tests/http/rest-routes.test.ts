@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { AnyOperation } from '../../server/operations/define.js';
 import type { RequestState } from '../../server/surfaces/http/pipeline/request-state.js';
 import { createRestEndpoints } from '../../server/surfaces/http/rest/endpoints.js';
-import { operations } from '../../server/surfaces/trpc/routers/_app.js';
+import { operations } from '../../server/operations/registry.js';
 
 /**
  * A static route beside `/store/orders/{orderId}`: no operation has one yet, so a scratch copy

@@ -6,12 +6,9 @@ import {
   TRPC_WIRE_VERSION,
 } from '../../server/surfaces/http/fast-path/wire.js';
 import { defineMutation, defineQuery, type AnyOperation } from '../../server/operations/define.js';
-import { operations as appOperations } from '../../server/surfaces/trpc/routers/_app.js';
-import { eventsRouter } from '../../server/surfaces/trpc/routers/events.js';
-import { ordersRouter } from '../../server/surfaces/trpc/routers/orders.js';
-import { petsRouter } from '../../server/surfaces/trpc/routers/pets.js';
-import { storeRouter } from '../../server/surfaces/trpc/routers/store.js';
-import { router } from '../../server/surfaces/trpc/init.js';
+import { operations as appOperations } from '../../server/operations/registry.js';
+import { mergeRouters, router } from '../../server/surfaces/trpc/init.js';
+import { appRouter } from '../../server/surfaces/trpc/router.js';
 import { proceduresOf } from '../../server/surfaces/trpc/procedures.js';
 import { issueApiKey } from '../../server/domain/auth/issue-api-key.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
@@ -70,13 +67,7 @@ const fails = {
 };
 
 const api = {
-  router: router({
-    pets: petsRouter,
-    orders: ordersRouter,
-    store: storeRouter,
-    events: eventsRouter,
-    fails: router(proceduresOf(fails)),
-  }),
+  router: mergeRouters(appRouter, router({ fails: router(proceduresOf(fails)) })),
   operations: new Map<string, AnyOperation>([
     ...appOperations,
     ...Object.entries(fails).map(([name, operation]): [string, AnyOperation] => [

@@ -6,7 +6,7 @@ import {
   OPENAPI_JSON_PATH,
   renderOpenApiArtifacts,
 } from '../../scripts/openapi-artifacts.js';
-import { operations as registry } from '../../server/surfaces/trpc/routers/_app.js';
+import { operations as registry } from '../../server/operations/registry.js';
 import { useTestServer } from '../helpers/server.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-member-access,

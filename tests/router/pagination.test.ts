@@ -5,7 +5,7 @@ import { insertPet, type PetRow } from '../../db/queries/pets.js';
 import { pets } from '../../db/schema.js';
 import type { Principal } from '../../server/domain/auth/authenticator.js';
 import { createContextInner } from '../../server/operations/context.js';
-import { createCaller } from '../../server/surfaces/trpc/routers/_app.js';
+import { createCaller } from '../../server/surfaces/trpc/router.js';
 import { callerFor, rejection } from '../helpers/caller.js';
 import { createTestDatabase, type TestDatabase, describeOnPostgres } from '../helpers/database.js';
 import { insertManyPets, newPet, reader, writer } from '../helpers/factories.js';

@@ -2,7 +2,7 @@ import { TRPCError } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../../server/domain/auth/authenticator.js';
 import { createContextInner } from '../../server/operations/context.js';
-import { createCaller } from '../../server/surfaces/trpc/routers/_app.js';
+import { createCaller } from '../../server/surfaces/trpc/router.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { newPet, reader, writer } from '../helpers/factories.js';
 

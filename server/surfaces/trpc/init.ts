@@ -24,3 +24,4 @@ export const router = t.router;
 export const procedure = t.procedure;
 export const middleware = t.middleware;
 export const createCallerFactory = t.createCallerFactory;
+export const mergeRouters = t.mergeRouters;

@@ -1,0 +1,55 @@
+import type { AnyOperation } from './define.js';
+import { createStreamTicket, streamEvents } from './events.js';
+import { getOrder, listOrderPage, listOrders, placeOrder, updateOrder } from './orders.js';
+import { deletePet, updatePet } from './pet-changes.js';
+import { createPet, getPet, listPetPage, listPets } from './pets.js';
+import { getInventory } from './store.js';
+
+/**
+ * The registry: every operation, the event stream included, under its tRPC path (`pets.get`).
+ * The tRPC router, the REST routes, the fast `/trpc` path, the OpenAPI document's extras, CORS,
+ * the metrics' operation names and the tests' inventories are all built from it, so adding an
+ * operation is its definition and one line here.
+ */
+export const registry = {
+  pets: {
+    list: listPets,
+    listPage: listPetPage,
+    create: createPet,
+    get: getPet,
+    update: updatePet,
+    delete: deletePet,
+  },
+  /** The store's orders; beta. */
+  orders: {
+    list: listOrders,
+    listPage: listOrderPage,
+    place: placeOrder,
+    get: getOrder,
+    update: updateOrder,
+  },
+  /** The store as a whole; beta. */
+  store: {
+    inventory: getInventory,
+  },
+  /**
+   * Experimental: `events.onChange` is every change, over server-sent events; `events.ticket`
+   * opens it from an EventSource.
+   */
+  events: {
+    ticket: createStreamTicket,
+    onChange: streamEvents,
+  },
+} satisfies Record<string, Record<string, AnyOperation>>;
+
+const entities: Record<string, Record<string, AnyOperation>> = registry;
+
+/** The registry flat, by tRPC path. */
+export const operations: ReadonlyMap<string, AnyOperation> = new Map(
+  Object.entries(entities).flatMap(([entity, record]) =>
+    Object.entries(record).map(([name, operation]): [string, AnyOperation] => [
+      `${entity}.${name}`,
+      operation,
+    ]),
+  ),
+);
