@@ -3,8 +3,9 @@ import type { RequestSpec } from './scenarios.js';
 
 /**
  * One load run, in its own process so the orchestrator can pin it to the other core.
- * argv: JSON of { url, requests, connections, duration, key, petsUpTo }: each connection cycles
- * through `requests` in order (bench/scenarios.ts says what `{id}`, `{pet}` and `{order}` are).
+ * argv: JSON of { url, requests, connections, duration, key, petsUpTo (the store's size) }: each
+ * connection cycles through `requests` in order (bench/scenarios.ts says what `{id}`, `{pet}`
+ * and `{order}` are).
  */
 interface LoadSpec {
   url: string;
@@ -32,14 +33,14 @@ const available = Math.floor(spec.petsUpTo / 3);
 let nextPet = Math.floor(Math.random() * available);
 const availablePet = () => 3 * (1 + (nextPet++ % available));
 
-function fill(text: string, state: ConnectionState, randomIdUpTo: number | undefined): string {
+function fill(text: string, state: ConnectionState): string {
   return text
-    .replace('{id}', () => String(1 + Math.floor(Math.random() * (randomIdUpTo ?? 1))))
+    .replace('{id}', () => String(1 + Math.floor(Math.random() * spec.petsUpTo)))
     .replace('{pet}', () => String((state.pet ??= availablePet())))
     .replace('{order}', () => state.order ?? '0');
 }
 
-function toRequest({ method, path, body, randomIdUpTo }: RequestSpec): autocannon.Request {
+function toRequest({ method, path, body }: RequestSpec): autocannon.Request {
   return {
     method,
     path,
@@ -47,8 +48,8 @@ function toRequest({ method, path, body, randomIdUpTo }: RequestSpec): autocanno
     ...(body ? { body } : {}),
     setupRequest: (request: autocannon.Request, context: ConnectionState) => ({
       ...request,
-      path: fill(path, context, randomIdUpTo),
-      ...(body ? { body: fill(body, context, randomIdUpTo) } : {}),
+      path: fill(path, context),
+      ...(body ? { body: fill(body, context) } : {}),
     }),
     onResponse: (_status: number, answer: string, context: ConnectionState) => {
       const id = /"id":(\d+)/.exec(answer)?.[1];

@@ -1,7 +1,6 @@
 import { cpuSeconds, pinned, rssMiB, runToJson } from './processes.js';
 import type { Sample } from './report.js';
 import type { RequestSpec } from './scenarios.js';
-import { BENCH_PETS } from './seed.js';
 
 export interface LoadSettings {
   connections: number;
@@ -9,6 +8,8 @@ export interface LoadSettings {
   key: string;
   /** The core the load generator is pinned to. */
   core: number;
+  /** The store's size: `{id}` and `{pet}` are drawn from pets 1 to this (bench/load.ts). */
+  pets: number;
   /** Requests per second in all; as fast as the connections go when unset. */
   overallRate?: number;
 }
@@ -35,7 +36,7 @@ export async function measure(
   const spec = {
     url: `http://127.0.0.1:${port}`,
     requests,
-    petsUpTo: BENCH_PETS,
+    petsUpTo: settings.pets,
     connections: settings.connections,
     duration: settings.duration,
     key: settings.key,

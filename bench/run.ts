@@ -18,13 +18,14 @@ import { scenarios, soakMix, withStreamsOpen, workersScenario } from './scenario
 import { runStreamPhase } from './stream-phase.js';
 import { runEmbeddedPhase, POSTGRES_DEFAULTS } from './embedded-report.js';
 import { DEFAULT_EMBEDDED_SETTINGS } from '../db/embedded/settings.js';
-import { BENCH_PETS, resetWriteState, seedBenchDatabase } from './seed.js';
+import { DEFAULT_BENCH_PETS, parsePetCount, resetWriteState, seedBenchDatabase } from './seed.js';
 
 const { values: args } = parseArgs({
   options: {
     duration: { type: 'string', default: '10' },
     rounds: { type: 'string', default: '5' },
     connections: { type: 'string', default: '50' },
+    pets: { type: 'string', default: String(DEFAULT_BENCH_PETS) },
     database: { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
     soak: { type: 'string', default: '60' },
     smoke: { type: 'boolean', default: false },
@@ -37,7 +38,8 @@ const { values: args } = parseArgs({
 });
 if (args.help) {
   process.stdout.write(
-    'npm run bench -- [--duration s] [--rounds n] [--soak s] [--connections n] [--database url] [--smoke]\n' +
+    'npm run bench -- [--duration s] [--rounds n] [--soak s] [--connections n] [--pets n] [--database url] [--smoke]\n' +
+      `  --pets <n>: seed a store of n pets (default ${DEFAULT_BENCH_PETS}; at least 3 per connection)\n` +
       '  --smoke: 1 s per scenario, one round, 2 s soak, no report (CI catches breakage, never timing)\n' +
       '  --only <text>: only the paired rounds of scenarios whose name contains <text>, no report\n' +
       '  --streams: only the phase with 1,000 event streams open, no report\n' +
@@ -53,6 +55,7 @@ const duration = smoke ? 1 : Number(args.duration);
 const rounds = smoke ? 1 : Number(args.rounds);
 const soakSeconds = smoke ? 2 : Number(args.soak);
 const connections = Number(args.connections);
+const pets = parsePetCount(args.pets, connections);
 const KEY = 'bench-key';
 const FLOOR_PORT = 4101;
 const SERVICE_PORT = 4102;
@@ -60,7 +63,7 @@ const WORKERS_PORT = 4103;
 const EMBEDDED_PORT = 4107;
 // Server on core 0, load generator on core 1, when the machine has two.
 const [serverCore, loadCore] = availableParallelism() > 1 ? [0, 1] : [0, 0];
-const load = { connections, duration, key: KEY, core: loadCore };
+const load = { connections, duration, key: KEY, core: loadCore, pets };
 
 execFileSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' });
 if (args.embedded) {
@@ -72,7 +75,8 @@ if (args.embedded) {
   );
   process.exit(0);
 }
-const databaseUrl = await seedBenchDatabase(args.database, 'petstore_bench');
+const databaseUrl = await seedBenchDatabase(args.database, 'petstore_bench', pets);
+const setup = `${connections} connections, ${duration} s x ${rounds} rounds (medians; ratio = median of per-round service/floor)${args.only ? '' : `, soak ${soakSeconds} s`}, ${pets.toLocaleString('en')} pets, server pinned to core ${serverCore}, load on core ${loadCore}, Node ${process.version}`;
 
 function startService(port: number, env: Record<string, string>, core?: number) {
   const command = [...startNodeFlags(), 'dist/server/main.js'];
@@ -170,7 +174,7 @@ try {
   }
   const results = await compareWithFloor(floor.pid ?? 0, service.pid ?? 0);
   if (args.only) {
-    process.stdout.write(`\n${renderTable(results)}\n`);
+    process.stdout.write(`\n${setup}\n\n${renderTable(results)}\n`);
     await Promise.all([stop(floor), stop(service)]);
     process.exit(0);
   }
@@ -199,7 +203,6 @@ process.stdout.write(`\n${report.join('\n\n')}\n`);
 if (!smoke) {
   mkdirSync('bench/results', { recursive: true });
   const file = `bench/results/${new Date().toISOString().slice(0, 10)}.md`;
-  const setup = `${connections} connections, ${duration} s x ${rounds} rounds (medians; ratio = median of per-round service/floor), soak ${soakSeconds} s, ${BENCH_PETS} pets, server pinned to core ${serverCore}, load on core ${loadCore}, Node ${process.version}`;
   writeFileSync(
     file,
     `# Benchmark ${new Date().toISOString()}\n\n${setup}\n\n${report.join('\n\n')}\n`,

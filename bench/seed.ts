@@ -1,10 +1,29 @@
 import postgres from 'postgres';
 import { migratePostgres } from '../db/migrate.js';
 
-export const BENCH_PETS = 10_000;
+/** The store's size when `--pets` is not given. */
+export const DEFAULT_BENCH_PETS = 10_000;
 
-/** A fresh database of BENCH_PETS pets with mixed statuses, migrated like production. */
-export async function seedBenchDatabase(serverUrl: string, name: string): Promise<string> {
+/**
+ * The pet count `--pets` asks for. Every connection of the write scenarios takes a pet of its
+ * own among every third one (bench/load.ts), so the store needs three pets per connection.
+ */
+export function parsePetCount(text: string, connections: number): number {
+  const pets = Number(text.replaceAll('_', ''));
+  if (!Number.isSafeInteger(pets) || pets < 3 * connections) {
+    throw new Error(
+      `--pets must be a whole number of at least ${3 * connections} (3 per connection), not ${text}`,
+    );
+  }
+  return pets;
+}
+
+/** A fresh database of `pets` pets with mixed statuses, migrated like production. */
+export async function seedBenchDatabase(
+  serverUrl: string,
+  name: string,
+  pets: number,
+): Promise<string> {
   const admin = postgres(serverUrl, { max: 1, onnotice: () => undefined });
   try {
     await admin.unsafe(`drop database if exists "${name}" with (force)`);
@@ -20,7 +39,7 @@ export async function seedBenchDatabase(serverUrl: string, name: string): Promis
     await db`
       insert into pets (name, category_id, status)
       select 'Pet ' || g, 1 + g % 50, (array['available', 'pending', 'sold'])[1 + g % 3]::pet_status
-      from generate_series(1, ${BENCH_PETS}) as g`;
+      from generate_series(1, ${pets}) as g`;
     await db`analyze pets`;
     // The floor's own event log, the same table as the service's: the service's feed reads
     // `events` and would otherwise deliver the floor's changes to its streams on the floor's core.
