@@ -8,19 +8,13 @@ import type { RequestState } from '../pipeline/request-state.js';
 import { sendEmpty, sendJson } from '../pipeline/respond.js';
 import { eventStreamEndpoint } from './event-stream.js';
 import { bodyInput, checkNoQuery, pathInput, queryInput } from './input.js';
-import {
-  createRestRouter,
-  deprecationHeaders,
-  takesNoInput,
-  type PathParams,
-  type RestRoute,
-} from './routes.js';
+import { createRestRouter, deprecationLink, type PathParams, type RestRoute } from './routes.js';
 
 const JSON_BODY = ['application/json'] as const;
 
 function endpointOf(route: RestRoute, operation: Operation, params: PathParams): Endpoint {
   const { binding } = route;
-  const inputless = takesNoInput(operation.input);
+  const { inputless } = route;
   // RFC 9110 §9.3.5 gives a DELETE body no meaning, and a POST that takes no input has none to
   // give it either: one sent is refused, not ignored.
   const refusesBody = binding.method === 'DELETE' || (binding.method === 'POST' && inputless);
@@ -66,8 +60,10 @@ export function createRestEndpoints(operations: ReadonlyMap<string, AnyOperation
     const found = matchRoute(state.method, path);
     if (found.kind === 'none') return refusal('unmatched', () => notFound(state));
     if (found.kind === 'wrong-method') return wrongMethod(state, found.allow);
-    const { deprecation } = found.route.binding;
-    if (deprecation) Object.assign(state.headers, deprecationHeaders(deprecation, state.origin));
+    const { deprecationFields } = found.route;
+    if (deprecationFields) {
+      Object.assign(state.headers, deprecationFields, { link: deprecationLink(state.origin) });
+    }
     const { operation, binding } = found.route;
     // A stream writes its own answer, event by event: the one kind that does not run `execute`.
     if (operation.kind === 'subscription') return eventStreamEndpoint(operation, binding);

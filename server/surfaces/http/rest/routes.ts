@@ -11,6 +11,10 @@ export interface RestRoute {
   pathParams: readonly string[];
   /** Query and path parameters that the input schema declares as numbers. */
   numericParams: ReadonlySet<string>;
+  /** The input is void: no body, no query. */
+  inputless: boolean;
+  /** A deprecated operation's `Deprecation` and `Sunset` fields, formatted once. */
+  deprecationFields: Readonly<Record<string, string>> | undefined;
 }
 
 /** Path parameters by name, each still percent-encoded as sent. */
@@ -48,7 +52,7 @@ function numericKeysOf(input: z.ZodType): Set<string> {
 }
 
 /** An operation whose input is void (as trpc-to-openapi reads it: no request body documented). */
-export function takesNoInput(input: z.ZodType): boolean {
+function takesNoInput(input: z.ZodType): boolean {
   const { type } = input.def as Def;
   return type === 'void' || type === 'undefined';
 }
@@ -62,7 +66,15 @@ function restRoutesOf(operations: ReadonlyMap<string, AnyOperation>): RestRoute[
     if (!binding) return [];
     const pathParams = [...binding.path.matchAll(TEMPLATE_PARAM)].map((match) => match[1] ?? '');
     return [
-      { binding, operation, procedure, pathParams, numericParams: numericKeysOf(operation.input) },
+      {
+        binding,
+        operation,
+        procedure,
+        pathParams,
+        numericParams: numericKeysOf(operation.input),
+        inputless: takesNoInput(operation.input),
+        deprecationFields: binding.deprecation && deprecationFields(binding.deprecation),
+      },
     ];
   });
 }
@@ -126,14 +138,15 @@ export function createRestRouter(operations: ReadonlyMap<string, AnyOperation>) 
   return { match, methods };
 }
 
-/** RFC 9745 and RFC 8594 headers of a deprecated operation; `Link` names the docs page. */
-export function deprecationHeaders(
-  deprecation: Deprecation,
-  origin: string,
-): Record<string, string> {
+/** RFC 9745 and RFC 8594 fields of a deprecated operation; `deprecationLink` adds the third. */
+function deprecationFields(deprecation: Deprecation): Record<string, string> {
   return {
     deprecation: `@${Math.floor(deprecation.deprecatedAt.getTime() / 1000)}`,
     sunset: deprecation.sunset.toUTCString(),
-    link: `<${origin}/docs>; rel="deprecation"`,
   };
+}
+
+/** RFC 8594's `Link` of a deprecated operation: the docs page, on the caller's origin. */
+export function deprecationLink(origin: string): string {
+  return `<${origin}/docs>; rel="deprecation"`;
 }
