@@ -81,19 +81,20 @@ const workers = z
   .default(1)
   .transform((value) => (value === 'auto' ? availableParallelism() : value));
 
+const postgresUrl = z.url({
+  protocol: /^postgres(ql)?$/,
+  error: 'expected postgres://user:password@host/db',
+});
+
 const configSchema = z.object({
   PORT: port.default(3000),
   HOST: z.string().trim().min(1, 'expected a host name or address').default('127.0.0.1'),
-  DATABASE_URL: z
-    .url({ protocol: /^postgres(ql)?$/, error: 'expected postgres://user:password@host/db' })
-    .optional(),
+  DATABASE_URL: postgresUrl.optional(),
   /**
    * A direct connection to PostgreSQL when DATABASE_URL names a pooler in transaction mode: for
    * LISTEN and the migrations' lock, which need a session of their own.
    */
-  DATABASE_DIRECT_URL: z
-    .url({ protocol: /^postgres(ql)?$/, error: 'expected postgres://user:password@host/db' })
-    .optional(),
+  DATABASE_DIRECT_URL: postgresUrl.optional(),
   DATABASE_POOL_MAX: integer(1, 1000).default(10),
   PGLITE_DIR: z.string().min(1).default('./.data/pglite'),
   /** PostgreSQL settings of the embedded database (db/embedded/settings.ts says why). */
@@ -144,7 +145,13 @@ const configSchema = z.object({
 });
 
 /** Values that may hold a credential are never repeated in a message. */
-const SECRET = new Set(['API_KEYS', 'CURSOR_SECRET', 'DATABASE_URL', 'REDIS_URL']);
+const SECRET = new Set([
+  'API_KEYS',
+  'CURSOR_SECRET',
+  'DATABASE_URL',
+  'DATABASE_DIRECT_URL',
+  'REDIS_URL',
+]);
 
 /** Every variable the service reads, in the order docs/operations.md lists them. */
 export const CONFIG_VARIABLES: readonly string[] = Object.keys(configSchema.shape);

@@ -37,11 +37,13 @@ describe('configuration errors', () => {
   it('never repeats a value that may hold a credential', () => {
     const message = messageFor({
       DATABASE_URL: 'mysql://user:hunter2@db/x',
+      DATABASE_DIRECT_URL: 'mysql://user:swordfish@db/x',
       CURSOR_SECRET: 'short',
     });
     expect(message).toContain('DATABASE_URL: expected postgres://');
+    expect(message).toContain('DATABASE_DIRECT_URL: expected postgres://');
     expect(message).toContain('CURSOR_SECRET: expected at least 32 characters');
-    expect(message).not.toMatch(/hunter2|short"/);
+    expect(message).not.toMatch(/hunter2|swordfish|short"/);
   });
 });
 
