@@ -3,15 +3,13 @@ import { ConfigError } from '../support/errors.js';
 import type { Config } from './config.js';
 import type { Logger } from '../support/logger.js';
 import { serveClusterMetrics } from './metrics-server.js';
+import { EX_CONFIG } from './start-failure.js';
 
 /** A worker that dies this soon after starting is failing to start: wait before replacing it. */
 const QUICK_DEATH_MS = 5_000;
 const RESTART_DELAY_MS = 1_000;
 /** Beyond the workers' own grace period, before the primary stops waiting for them. */
 const STOP_ALLOWANCE_MS = 15_000;
-
-/** A worker's exit code for a configuration the operator must change: replacing it cannot help. */
-const EX_CONFIG = 78;
 
 /**
  * The primary of WORKERS processes sharing one port (node:cluster hands connections out in

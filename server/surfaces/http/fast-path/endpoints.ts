@@ -45,11 +45,10 @@ function isPlainCall(req: IncomingMessage, operation: Operation, query: TrpcQuer
  */
 export function createTrpcEndpoints(options: TrpcEndpointOptions) {
   const { router, operations, onError } = options;
-  const known = new Set(operations.keys());
   /** A procedure the router has, `batch`, or `unmatched`: never a path a caller made up. */
   const operationOf = (procedures: string, calls: number) => {
     if (calls > 1) return 'batch';
-    return known.has(procedures) ? procedures : 'unmatched';
+    return operations.has(procedures) ? procedures : 'unmatched';
   };
 
   const fastEndpoint = (operation: Operation, path: string, query: TrpcQuery): Endpoint => ({
