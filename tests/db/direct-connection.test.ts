@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { reachesServerDirectly } from '../../db/direct-connection.js';
-import { testDatabaseTarget } from '../helpers/database.js';
+import { describeOnPostgres, testDatabaseTarget } from '../helpers/database.js';
 import { startTcpProxy } from '../helpers/tcp-proxy.js';
 
 /**
@@ -9,7 +9,7 @@ import { startTcpProxy } from '../helpers/tcp-proxy.js';
  */
 const target = testDatabaseTarget();
 
-describe.runIf(target.kind === 'postgres')('reachesServerDirectly (PostgreSQL projects)', () => {
+describeOnPostgres('reachesServerDirectly (PostgreSQL projects)', () => {
   it('is true for the server itself', async () => {
     if (target.kind !== 'postgres') return;
     expect(await reachesServerDirectly(target.url)).toBe(true);

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { AppRouter } from '../../server/surfaces/trpc/router.js';
 import { spawnServer } from '../helpers/child-server.js';
 import { loadConformance } from '../helpers/conformance.js';
-import { createPostgresDatabase, testDatabaseTarget } from '../helpers/database.js';
+import { createPostgresDatabase, describeOnPostgres, postgresTarget } from '../helpers/database.js';
 import { followEvents, type EventServer } from '../helpers/events.js';
 import { keysProcess, runKeys } from '../helpers/keys-cli.js';
 import { useTestServer } from '../helpers/server.js';
@@ -121,16 +121,13 @@ describe('a revoked key on one process', () => {
   }, 30_000);
 });
 
-const target = testDatabaseTarget();
-
 /** Two processes need a shared server; the embedded database serves one process only. */
-describe.runIf(target.kind === 'postgres')('a revoked key on two instances', () => {
+describeOnPostgres('a revoked key on two instances', () => {
   let url: string;
   let drop: () => Promise<void>;
 
   beforeAll(async () => {
-    if (target.kind !== 'postgres') return;
-    ({ url, drop } = await createPostgresDatabase(target));
+    ({ url, drop } = await createPostgresDatabase(postgresTarget()));
   });
   afterAll(() => drop());
 

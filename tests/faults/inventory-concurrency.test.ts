@@ -8,7 +8,7 @@ import type { Order } from '../../server/domain/schemas/order.js';
 import type { Pet } from '../../server/domain/schemas/pet.js';
 import { spawnServer, type ChildServer } from '../helpers/child-server.js';
 import { loadConformance } from '../helpers/conformance.js';
-import { createPostgresDatabase, testDatabaseTarget } from '../helpers/database.js';
+import { createPostgresDatabase, describeOnPostgres, postgresTarget } from '../helpers/database.js';
 import { newPet } from '../helpers/factories.js';
 import { createHttpClients, type ApiClient } from '../helpers/http.js';
 import { runBounded } from '../helpers/load.js';
@@ -78,16 +78,14 @@ describe('the inventory under concurrent writers, in-process', () => {
 });
 
 const KEY = 'inventory-concurrency-key-0123456789';
-const target = testDatabaseTarget();
 
-describe.runIf(target.kind === 'postgres')('the inventory across two processes', () => {
+describeOnPostgres('the inventory across two processes', () => {
   const cleanups: (() => Promise<void>)[] = [];
   const clients: ApiClient[] = [];
   let database: DatabaseHandle | undefined;
 
   beforeAll(async () => {
-    if (target.kind !== 'postgres') return;
-    const { url, drop } = await createPostgresDatabase(target);
+    const { url, drop } = await createPostgresDatabase(postgresTarget());
     cleanups.push(drop);
     const env = { DATABASE_URL: url, API_KEYS: KEY, RATE_LIMIT: 'off' };
     const started: ChildServer[] = await Promise.all([spawnServer(env), spawnServer(env)]);
