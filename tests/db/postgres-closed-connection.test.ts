@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { connect, type Socket } from 'node:net';
 import postgres from 'postgres';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { testDatabaseTarget } from '../helpers/database.js';
+import { describeOnPostgres, postgresTarget } from '../helpers/database.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
 /**
@@ -17,113 +17,114 @@ import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
  * Third part: a query waiting behind a busy reserved connection was never answered nor
  * rejected once the connection closed, and held its caller (the event feed) for good.
  */
-const target = testDatabaseTarget();
 const drivers = {
   'ES module': postgres,
   CommonJS: createRequire(import.meta.url)('postgres') as typeof postgres,
 };
 
-describe.runIf(target.kind === 'postgres').each(Object.entries(drivers))(
-  'postgres.js (%s) when its connections are cut',
-  (_, connectTo) => {
-    let proxy: TcpProxy;
-    let sql: postgres.Sql;
-    let closed: Promise<void>;
+describeOnPostgres('postgres.js when its connections are cut', () => {
+  describe.each(Object.entries(drivers))(
+    'postgres.js (%s) when its connections are cut',
+    (_, connectTo) => {
+      let proxy: TcpProxy;
+      let sql: postgres.Sql;
+      let closed: Promise<void>;
 
-    beforeEach(async () => {
-      const url = new URL(target.kind === 'postgres' ? target.url : '');
-      proxy = await startTcpProxy(url.hostname, Number(url.port || 5432));
-      url.hostname = '127.0.0.1';
-      url.port = String(proxy.port);
-      const closes = new EventEmitter();
-      closed = once(closes, 'close').then(() => undefined);
-      sql = connectTo(url.toString(), {
-        max: 2,
-        connect_timeout: 2,
-        onnotice: () => undefined,
-        onclose: () => closes.emit('close'),
+      beforeEach(async () => {
+        const url = new URL(postgresTarget().url);
+        proxy = await startTcpProxy(url.hostname, Number(url.port || 5432));
+        url.hostname = '127.0.0.1';
+        url.port = String(proxy.port);
+        const closes = new EventEmitter();
+        closed = once(closes, 'close').then(() => undefined);
+        sql = connectTo(url.toString(), {
+          max: 2,
+          connect_timeout: 2,
+          onnotice: () => undefined,
+          onclose: () => closes.emit('close'),
+        });
       });
-    });
-    afterEach(async () => {
-      await sql.end({ timeout: 1 });
-      await proxy.close();
-    });
+      afterEach(async () => {
+        await sql.end({ timeout: 1 });
+        await proxy.close();
+      });
 
-    it('rejects the rollback of a transaction whose query the cut failed', async () => {
-      const outcome = sql.begin(async (tx) => {
-        await tx`select 1`;
-        const slow = tx`select pg_sleep(30)`;
+      it('rejects the rollback of a transaction whose query the cut failed', async () => {
+        const outcome = sql.begin(async (tx) => {
+          await tx`select 1`;
+          const slow = tx`select pg_sleep(30)`;
+          await proxy.cut();
+          await slow;
+        });
+        await expect(outcome).rejects.toMatchObject({ code: 'CONNECTION_CLOSED' });
+        await closed;
+        // The rollback went to the closed connection: a write to a null socket would throw now.
+        await new Promise((resolve) => setImmediate(resolve));
+      });
+
+      it('rejects a query on a reserved connection after the cut, and serves again after it', async () => {
+        const reserved = await sql.reserve();
+        expect(await reserved`select 1 as one`).toEqual([{ one: 1 }]);
         await proxy.cut();
-        await slow;
-      });
-      await expect(outcome).rejects.toMatchObject({ code: 'CONNECTION_CLOSED' });
-      await closed;
-      // The rollback went to the closed connection: a write to a null socket would throw now.
-      await new Promise((resolve) => setImmediate(resolve));
-    });
-
-    it('rejects a query on a reserved connection after the cut, and serves again after it', async () => {
-      const reserved = await sql.reserve();
-      expect(await reserved`select 1 as one`).toEqual([{ one: 1 }]);
-      await proxy.cut();
-      await closed;
-      await expect(reserved`select 2`).rejects.toMatchObject({ code: 'CONNECTION_CLOSED' });
-      await new Promise((resolve) => setImmediate(resolve));
-      reserved.release();
-
-      await proxy.restore();
-      expect(await sql`select 3 as three`).toEqual([{ three: 3 }]);
-    });
-
-    it('rejects the queries waiting behind a busy reserved connection when the cut closes it', async () => {
-      const reserved = await sql.reserve();
-      // A statement with a parameter is described first, which marks the connection busy: the
-      // rollback after it waits in the reservation's queue for its answer, which never comes.
-      const busy = reserved`select pg_sleep(${30})`.catch((error: unknown) => error);
-      const waiting = reserved`rollback`.catch((error: unknown) => error);
-      await proxy.cut();
-      expect(await busy).toBeInstanceOf(Error);
-      expect(await waiting).toMatchObject({ code: 'CONNECTION_CLOSED' });
-      reserved.release();
-    }, 10_000);
-
-    it('connects again after a cut that dropped a buffered write', async () => {
-      const sockets: Socket[] = [];
-      const url = new URL(target.kind === 'postgres' ? target.url : '');
-      // `socket` (README: "Custom socket") is missing from the package's types; it hands the
-      // test the connection's socket, to close it at a chosen moment.
-      const options = {
-        max: 1,
-        connect_timeout: 2,
-        onnotice: () => undefined,
-        socket: () =>
-          new Promise<Socket>((resolve, reject) => {
-            const socket = connect(Number(url.port || 5432), url.hostname, () => {
-              resolve(socket);
-            });
-            socket.once('error', reject);
-            sockets.push(socket);
-          }),
-      };
-      const single = connectTo(url.toString(), options);
-      try {
-        const reserved = await single.reserve();
-        await reserved`select 1`;
-        // In a check phase: the query's write waits for the next one, the socket's close comes
-        // in this one's close phase, so the close cancels a write still buffered.
-        const dropped = await new Promise<Promise<unknown>>((resolve) =>
-          setImmediate(() => {
-            const query = reserved`select 2`;
-            sockets[0]?.destroy();
-            resolve(query.catch((error: unknown) => error));
-          }),
-        );
-        expect(await dropped).toMatchObject({ code: 'CONNECTION_CLOSED' });
+        await closed;
+        await expect(reserved`select 2`).rejects.toMatchObject({ code: 'CONNECTION_CLOSED' });
+        await new Promise((resolve) => setImmediate(resolve));
         reserved.release();
-        expect(await single`select 3 as three`).toEqual([{ three: 3 }]);
-      } finally {
-        await single.end({ timeout: 1 });
-      }
-    });
-  },
-);
+
+        await proxy.restore();
+        expect(await sql`select 3 as three`).toEqual([{ three: 3 }]);
+      });
+
+      it('rejects the queries waiting behind a busy reserved connection when the cut closes it', async () => {
+        const reserved = await sql.reserve();
+        // A statement with a parameter is described first, which marks the connection busy: the
+        // rollback after it waits in the reservation's queue for its answer, which never comes.
+        const busy = reserved`select pg_sleep(${30})`.catch((error: unknown) => error);
+        const waiting = reserved`rollback`.catch((error: unknown) => error);
+        await proxy.cut();
+        expect(await busy).toBeInstanceOf(Error);
+        expect(await waiting).toMatchObject({ code: 'CONNECTION_CLOSED' });
+        reserved.release();
+      }, 10_000);
+
+      it('connects again after a cut that dropped a buffered write', async () => {
+        const sockets: Socket[] = [];
+        const url = new URL(postgresTarget().url);
+        // `socket` (README: "Custom socket") is missing from the package's types; it hands the
+        // test the connection's socket, to close it at a chosen moment.
+        const options = {
+          max: 1,
+          connect_timeout: 2,
+          onnotice: () => undefined,
+          socket: () =>
+            new Promise<Socket>((resolve, reject) => {
+              const socket = connect(Number(url.port || 5432), url.hostname, () => {
+                resolve(socket);
+              });
+              socket.once('error', reject);
+              sockets.push(socket);
+            }),
+        };
+        const single = connectTo(url.toString(), options);
+        try {
+          const reserved = await single.reserve();
+          await reserved`select 1`;
+          // In a check phase: the query's write waits for the next one, the socket's close comes
+          // in this one's close phase, so the close cancels a write still buffered.
+          const dropped = await new Promise<Promise<unknown>>((resolve) =>
+            setImmediate(() => {
+              const query = reserved`select 2`;
+              sockets[0]?.destroy();
+              resolve(query.catch((error: unknown) => error));
+            }),
+          );
+          expect(await dropped).toMatchObject({ code: 'CONNECTION_CLOSED' });
+          reserved.release();
+          expect(await single`select 3 as three`).toEqual([{ three: 3 }]);
+        } finally {
+          await single.end({ timeout: 1 });
+        }
+      });
+    },
+  );
+});
