@@ -18,16 +18,16 @@ const drivers = {
   CommonJS: createRequire(import.meta.url)('postgres') as typeof postgres,
 };
 
-beforeAll(async () => {
-  database = await createTestDatabase();
-});
-afterAll(() => database.destroy());
-
 describeOnPostgres('postgres.js in a transaction whose named statements the server lost', () => {
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(() => database.destroy());
+
   it.each(Object.entries(drivers))(
     '%s: fails the transaction, never acknowledges it',
     async (_, connectTo) => {
-      if (database.options.kind !== 'postgres') return;
+      if (database.options.kind !== 'postgres') throw new Error('a PostgreSQL database');
       const sql = connectTo(database.options.url, { max: 1, onnotice: () => undefined });
       const marker = `retry-${Date.now()}-${Math.random()}`;
       try {
