@@ -38,8 +38,11 @@ describe('rate limits shared through Redis', () => {
   });
 
   it('keeps serving on the in-process limit when Redis goes away, and says so once', async () => {
-    const warnings = () => servers.first.logs.filter((line) => line.msg === WARNING);
     expect((await servers.first.api('GET', '/v1/pets', { key: OTHER_KEY })).status).toBe(200);
+    // Only this outage's lines: on a busy machine the earlier tests' Redis commands may have
+    // timed out three times in a row, which is an outage of its own, logged as one.
+    const logged = servers.first.logs.length;
+    const warnings = () => servers.first.logs.slice(logged).filter((line) => line.msg === WARNING);
     await servers.redis.stop();
 
     // The process now counts alone, from zero: a full budget, then 429 again.
