@@ -45,7 +45,14 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [
-      { extends: true, test: { name: 'pglite', provide: { database: { kind: 'pglite' } } } },
+      {
+        extends: true,
+        test: {
+          name: 'pglite',
+          globalSetup: ['tests/setup/pglite-template.ts'],
+          provide: { database: { kind: 'pglite' } },
+        },
+      },
       ...(postgresUrl
         ? [
             {

@@ -56,7 +56,7 @@ describe('drizzle/ migrations', () => {
   });
 
   it('bring a fresh database to that schema', async () => {
-    const database = await createTestDatabase();
+    const database = await createTestDatabase({ fromEmpty: true });
     try {
       type Column = { table_name: string; column_name: string; is_nullable: string };
       const rows = await executeRows<Column>(
