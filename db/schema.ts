@@ -224,7 +224,8 @@ export const streamSlots = pgTable(
 /**
  * Stream tickets: how a browser's EventSource, which cannot send a header, opens an event
  * stream as its key. Only the ticket's SHA-256 is kept; a ticket opens one stream, before
- * `expires_at`. In the database so that any process or instance can redeem it.
+ * `expires_at`, and redeeming it deletes its row. In the database so that any process or
+ * instance can redeem it.
  */
 export const streamTickets = pgTable(
   'stream_tickets',
@@ -232,7 +233,6 @@ export const streamTickets = pgTable(
     hash: text().primaryKey(),
     keyId: text().notNull(),
     expiresAt: timestamp({ withTimezone: true }).notNull(),
-    usedAt: timestamp({ withTimezone: true }),
   },
   (t) => [index('stream_tickets_expires_at_idx').on(t.expiresAt)],
 );

@@ -17,14 +17,15 @@ export async function insertStreamTicket(
   return new Date(row?.[0] as string | Date);
 }
 
-// One statement marks the ticket used and says whose it was: of two requests presenting it at
-// once, exactly one gets a row.
+// One statement spends the ticket and says whose it was: of two requests presenting it at
+// once, exactly one deletes the row, and the other finds none. An expired ticket stays for
+// the purge, and opens nothing meanwhile.
 const redeemStatement = statementOf(sql`
-  update stream_tickets set used_at = now()
-  where hash = ${sql.placeholder('hash')}::text and used_at is null and expires_at > now()
+  delete from stream_tickets
+  where hash = ${sql.placeholder('hash')}::text and expires_at > now()
   returning key_id`);
 
-/** The key id of an unused, unexpired ticket, which is used from now on; otherwise undefined. */
+/** The key id of an unexpired ticket, which is gone from now on; otherwise undefined. */
 export async function redeemStreamTicket(db: Database, hash: string): Promise<string | undefined> {
   const [row] = await runnerOf(db).rows(redeemStatement, { hash });
   return row === undefined ? undefined : (row[0] as string);
@@ -39,7 +40,7 @@ const purgeStatement = statementOf(sql`
     order by expires_at limit ${sql.placeholder('batchSize')}::int for update skip locked))
   returning 1`);
 
-/** Deletes at most `batchSize` expired tickets, used or not; returns how many went. */
+/** Deletes at most `batchSize` expired tickets (never redeemed); returns how many went. */
 export async function deleteExpiredStreamTickets(db: Database, batchSize: number): Promise<number> {
   return (await runnerOf(db).rows(purgeStatement, { batchSize })).length;
 }

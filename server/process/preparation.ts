@@ -31,31 +31,30 @@ export async function prepare(
 ): Promise<Preparation> {
   let done = false;
   let stopped = false;
+  let failures = 0;
   let timer: NodeJS.Timeout | undefined;
-  const retry = () => {
-    work().then(
-      () => {
-        done = true;
-        logger.info('the database answers: start-up work done, serving');
-      },
-      (error: unknown) => {
-        if (stopped) return;
-        if (isDatabaseUnavailable(error)) timer = setTimeout(retry, RETRY_MS);
-        else onFatal(error);
-      },
-    );
-  };
-  try {
-    await work();
+  const attempt = async (): Promise<void> => {
+    try {
+      await work();
+    } catch (error) {
+      if (stopped) return;
+      if (!isDatabaseUnavailable(error)) throw error;
+      // Once: a database down for minutes must not write a line a second.
+      if (failures++ === 0) {
+        logger.warn(
+          { err: summarizeError(error, { stack: false }) },
+          'the database is unavailable: starting anyway, answering 503 until it answers; retrying the start-up work every second',
+        );
+      }
+      timer = setTimeout(() => {
+        attempt().catch(onFatal);
+      }, RETRY_MS);
+      return;
+    }
     done = true;
-  } catch (error) {
-    if (!isDatabaseUnavailable(error)) throw error;
-    logger.warn(
-      { err: summarizeError(error, { stack: false }) },
-      'the database is unavailable: starting anyway, answering 503 until it answers; retrying the start-up work every second',
-    );
-    timer = setTimeout(retry, RETRY_MS);
-  }
+    if (failures > 0) logger.info('the database answers: start-up work done, serving');
+  };
+  await attempt();
   return {
     done: () => done,
     stop: () => {

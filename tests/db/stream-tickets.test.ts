@@ -1,4 +1,6 @@
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { streamTickets } from '../../db/schema.js';
 import { StreamTickets } from '../../server/domain/events/tickets.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
@@ -24,6 +26,16 @@ describe('StreamTickets', () => {
     const results = await Promise.all(redeemers.map((process) => process.redeem(ticket)));
     expect(results.filter((keyId) => keyId !== undefined)).toEqual(['k1']);
     expect(await issuer.redeem(ticket)).toBeUndefined();
+  });
+
+  it('keeps nothing of a ticket once it is redeemed', async () => {
+    const tickets = new StreamTickets(database.handle.db);
+    const { ticket } = await tickets.issue('k4');
+    const held = () =>
+      database.handle.db.select().from(streamTickets).where(eq(streamTickets.keyId, 'k4'));
+    expect(await held()).toHaveLength(1);
+    expect(await tickets.redeem(ticket)).toBe('k4');
+    expect(await held()).toEqual([]);
   });
 
   it('issues a different ticket every time, each standing for its own key', async () => {

@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, expect, it, vi, type TestContext } from 'vitest';
 import { spawnServer, type ChildServer } from '../helpers/child-server.js';
 import { describeOnPostgres } from '../helpers/database.js';
-import { rawRequest } from '../helpers/http.js';
 import { openStream, type SseStream } from '../helpers/sse.js';
 import { createProxiedDatabase, type ProxiedDatabase } from '../helpers/proxied-database.js';
+import { timedRequest } from '../helpers/timed-request.js';
 
 /** The contract's bounds (5 s), plus room for a loaded two-core machine. */
 const WITHIN_MS = 5_000 + 1_500;
@@ -11,22 +11,12 @@ const KEY = 'database-cut-key-0123456789';
 const CLIENTS = 6;
 const STREAMS = 4;
 const auth = { authorization: `Bearer ${KEY}` };
+const post = { method: 'POST', key: KEY };
 
 interface Answer {
   status: number;
   ms: number;
   afterCut: boolean;
-}
-
-/** One request; a connection closed without an answer is status 0, for the test to report. */
-async function call(server: ChildServer, method: string, path: string, body?: unknown) {
-  const started = performance.now();
-  const response = await rawRequest(server.origin, path, {
-    method,
-    headers: { ...auth, 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  }).catch((error: unknown) => ({ status: 0, body: String(error) }));
-  return { ...response, ms: performance.now() - started };
 }
 
 const eventIds = (stream: SseStream) => stream.frames.map((frame) => Number(frame.id));
@@ -83,7 +73,10 @@ describeOnPostgres('PostgreSQL connections cut under load', () => {
         ),
       );
       expect(streams.map((stream) => stream.status)).toEqual(streams.map(() => 200));
-      const first = await call(server, 'POST', '/v1/pets', { name: 'first', categoryId: 1 });
+      const first = await timedRequest(server.origin, '/v1/pets', {
+        ...post,
+        body: { name: 'first', categoryId: 1 },
+      });
       expect(first.status).toBe(201);
       await Promise.all(streams.map((stream) => stream.waitForFrames(1)));
 
@@ -101,11 +94,19 @@ describeOnPostgres('PostgreSQL connections cut under load', () => {
         Array.from({ length: CLIENTS }, async (_, client) => {
           for (let i = 0; !stop; i++) {
             const pet = record(
-              await call(server, 'POST', '/v1/pets', { name: `cut ${client}.${i}`, categoryId: 1 }),
+              await timedRequest(server.origin, '/v1/pets', {
+                ...post,
+                body: { name: `cut ${client}.${i}`, categoryId: 1 },
+              }),
             );
             if (pet.status !== 201) continue;
             const { id } = JSON.parse(pet.body) as { id: number };
-            record(await call(server, 'POST', '/v1/store/orders', { petId: id }));
+            record(
+              await timedRequest(server.origin, '/v1/store/orders', {
+                ...post,
+                body: { petId: id },
+              }),
+            );
           }
         }),
       );
@@ -126,7 +127,10 @@ describeOnPostgres('PostgreSQL connections cut under load', () => {
       const fresh = await openEvents(server);
       let marker = 0;
       await vi.waitFor(async () => {
-        const pet = await call(server, 'POST', '/v1/pets', { name: 'marker', categoryId: 1 });
+        const pet = await timedRequest(server.origin, '/v1/pets', {
+          ...post,
+          body: { name: 'marker', categoryId: 1 },
+        });
         expect(pet.status).toBe(201);
         marker = (JSON.parse(pet.body) as { id: number }).id;
       }, WITHIN_MS);
@@ -144,7 +148,10 @@ describeOnPostgres('PostgreSQL connections cut under load', () => {
       // The streams open through the cut end; one more change comes after them; each resumes.
       const seenBefore = streams.map((stream) => eventIds(stream));
       for (const stream of streams) stream.close();
-      const last = await call(server, 'POST', '/v1/pets', { name: 'last', categoryId: 1 });
+      const last = await timedRequest(server.origin, '/v1/pets', {
+        ...post,
+        body: { name: 'last', categoryId: 1 },
+      });
       expect(last.status).toBe(201);
       const lastPet = (JSON.parse(last.body) as { id: number }).id;
       // The log from the first event: what happened, every event once, in order.

@@ -3,7 +3,8 @@ import { openDatabase } from '../../db/client.js';
 import { describeOnPostgres } from '../helpers/database.js';
 import { freePort } from '../helpers/child-server.js';
 import { startPrivatePostgres, type PrivatePostgres } from '../helpers/private-postgres.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { startTestServer, TEST_KEY, type TestServer } from '../helpers/server.js';
+import { timedRequest } from '../helpers/timed-request.js';
 
 /** The contract's bound for a lost database, plus room for a loaded two-core machine. */
 const ANSWER_WITHIN_MS = 5_000 + 1_500;
@@ -14,10 +15,9 @@ interface Outcome {
   ms: number;
 }
 
-async function timed(server: TestServer, method: string, path: string, body?: unknown) {
-  const started = performance.now();
-  const response = await server.api(method, path, body === undefined ? {} : { body });
-  return { status: response.status, ms: performance.now() - started };
+function timed(server: TestServer, method: string, path: string, body?: unknown) {
+  const { origin, conformance } = server;
+  return timedRequest(origin, path, { method, body, key: TEST_KEY, conformance });
 }
 
 /** Clients creating and listing in a loop until `until` resolves; bounded by `maxEach` each. */

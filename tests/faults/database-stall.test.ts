@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, expect, it, vi, type TestContext } from 'vitest';
 import { freePort, spawnServer, type ChildServer } from '../helpers/child-server.js';
 import { describeOnPostgres } from '../helpers/database.js';
-import { rawRequest } from '../helpers/http.js';
 import { openStream, type SseStream } from '../helpers/sse.js';
 import { createProxiedDatabase, type ProxiedDatabase } from '../helpers/proxied-database.js';
+import { timedRequest } from '../helpers/timed-request.js';
 
 /** The contract's bounds (5 s), plus room for a loaded two-core machine. */
 const WITHIN_MS = 5_000 + 1_500;
@@ -18,14 +18,13 @@ const createdPets = (stream: SseStream) =>
     .map((frame) => (JSON.parse(frame.data) as { data: { id: number } }).data.id);
 
 async function createPet(server: ChildServer, name: string) {
-  const started = performance.now();
-  const response = await rawRequest(server.origin, '/v1/pets', {
+  const answer = await timedRequest(server.origin, '/v1/pets', {
     method: 'POST',
-    headers: { ...auth, 'content-type': 'application/json' },
-    body: JSON.stringify({ name, categoryId: 1 }),
+    key: KEY,
+    body: { name, categoryId: 1 },
   });
-  const id = response.status === 201 ? (JSON.parse(response.body) as { id: number }).id : 0;
-  return { status: response.status, id, ms: performance.now() - started };
+  const id = answer.status === 201 ? (JSON.parse(answer.body) as { id: number }).id : 0;
+  return { status: answer.status, id, ms: answer.ms };
 }
 
 /** The process's count of open event streams, from its metrics listener. */

@@ -1,26 +1,14 @@
 import { afterEach, beforeEach, expect, it, vi, type TestContext } from 'vitest';
-import { spawnServer, type ChildServer } from '../helpers/child-server.js';
+import { spawnServer } from '../helpers/child-server.js';
 import { describeOnPostgres } from '../helpers/database.js';
-import { rawRequest } from '../helpers/http.js';
 import { createProxiedDatabase, type ProxiedDatabase } from '../helpers/proxied-database.js';
+import { timedRequest } from '../helpers/timed-request.js';
 
 /** The contract's bounds (5 s), plus room for a loaded two-core machine. */
 const ANSWER_WITHIN_MS = 5_000 + 1_500;
 const READY_WITHIN_MS = 5_000 + 1_500;
 const KEY = 'database-start-key-0123456789';
-
-async function timed(
-  server: ChildServer,
-  path: string,
-  options: { method?: string; body?: string } = {},
-) {
-  const started = performance.now();
-  const response = await rawRequest(server.origin, path, {
-    ...options,
-    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-  });
-  return { ...response, ms: performance.now() - started };
-}
+const auth = { key: KEY };
 
 /**
  * The service started while PostgreSQL cannot be reached (a proxy in front of a fresh,
@@ -42,16 +30,17 @@ describeOnPostgres('a service started while its database is unreachable', () => 
       { listeners: workers },
     );
     try {
-      expect((await timed(server, '/healthz')).status).toBe(200);
+      expect((await timedRequest(server.origin, '/healthz', auth)).status).toBe(200);
       const answers = [
-        await timed(server, '/readyz'),
-        await timed(server, '/v1/pets'),
-        await timed(server, '/v1/pets', {
+        await timedRequest(server.origin, '/readyz', auth),
+        await timedRequest(server.origin, '/v1/pets', auth),
+        await timedRequest(server.origin, '/v1/pets', {
+          ...auth,
           method: 'POST',
-          body: '{"name":"Rex","categoryId":1}',
+          body: { name: 'Rex', categoryId: 1 },
         }),
-        await timed(server, '/v1/events'),
-        await timed(server, '/trpc/pets.list?input=%7B%7D'),
+        await timedRequest(server.origin, '/v1/events', auth),
+        await timedRequest(server.origin, '/trpc/pets.list?input=%7B%7D', auth),
       ];
       expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 503));
       for (const answer of answers.slice(1, 4)) {
@@ -68,9 +57,9 @@ describeOnPostgres('a service started while its database is unreachable', () => 
       // go to the workers in turn.
       await vi.waitFor(
         async () => {
-          expect((await timed(server, '/readyz')).status).toBe(200);
+          expect((await timedRequest(server.origin, '/readyz', auth)).status).toBe(200);
           for (let i = 0; i < 2 * workers; i++) {
-            expect((await timed(server, '/v1/pets')).status).toBe(200);
+            expect((await timedRequest(server.origin, '/v1/pets', auth)).status).toBe(200);
           }
         },
         { timeout: READY_WITHIN_MS, interval: 100 },
@@ -78,9 +67,10 @@ describeOnPostgres('a service started while its database is unreachable', () => 
       const readyAfter = performance.now() - restored;
       expect(readyAfter).toBeLessThan(READY_WITHIN_MS);
       await annotate(`ready ${Math.round(readyAfter)} ms after the database answered`);
-      const created = await timed(server, '/v1/pets', {
+      const created = await timedRequest(server.origin, '/v1/pets', {
+        ...auth,
         method: 'POST',
-        body: '{"name":"Rex","categoryId":1}',
+        body: { name: 'Rex', categoryId: 1 },
       });
       expect(created.status).toBe(201);
       expect(server.child.exitCode).toBeNull();
@@ -99,7 +89,7 @@ describeOnPostgres('a service started while its database is unreachable', () => 
 
   it('exits 78 once the database answers and holds no API key, as it would have at start', async () => {
     const server = await spawnServer({ DATABASE_URL: database.url });
-    expect((await timed(server, '/healthz')).status).toBe(200);
+    expect((await timedRequest(server.origin, '/healthz', auth)).status).toBe(200);
     await database.proxy.restore();
     expect(await server.exited).toEqual({ code: 78, signal: null });
     expect(server.output()).toContain('No API key exists');

@@ -3,6 +3,7 @@ import { createChildDatabase, type ChildDatabase } from '../helpers/child-databa
 import { spawnServer, type ChildServer } from '../helpers/child-server.js';
 import { percentile } from '../helpers/load.js';
 import { TEST_KEY } from '../helpers/server.js';
+import { timedRequest } from '../helpers/timed-request.js';
 
 /** Fifty times the PostgreSQL pool (10), all at once. */
 const CLIENTS = 500;
@@ -27,17 +28,8 @@ afterAll(async () => {
   await database.destroy();
 });
 
-const headers = { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' };
-
-async function call(path: string, init: RequestInit = {}) {
-  const started = performance.now();
-  const response = await fetch(`${server.origin}${path}`, {
-    headers,
-    ...init,
-    signal: AbortSignal.timeout(60_000),
-  });
-  const body = (await response.json()) as { status?: number };
-  return { status: response.status, body, ms: performance.now() - started };
+function call(path: string, options: { method?: string; body?: unknown } = {}) {
+  return timedRequest(server.origin, path, { ...options, key: TEST_KEY, timeoutMs: 60_000 });
 }
 
 describe(`overload: ${CLIENTS} concurrent clients`, () => {
@@ -62,7 +54,7 @@ describe(`overload: ${CLIENTS} concurrent clients`, () => {
                 ? await call('/v1/pets?limit=20')
                 : await call('/v1/pets', {
                     method: 'POST',
-                    body: JSON.stringify({ name: `overload ${client}.${i}`, categoryId: 1 }),
+                    body: { name: `overload ${client}.${i}`, categoryId: 1 },
                   }),
             );
           }
@@ -74,7 +66,9 @@ describe(`overload: ${CLIENTS} concurrent clients`, () => {
 
     const unexpected = outcomes.filter((o) => ![200, 201, 429, 503].includes(o.status));
     expect(unexpected).toEqual([]);
-    for (const o of outcomes.filter((o) => o.status >= 400)) expect(o.body.status).toBe(o.status);
+    for (const o of outcomes.filter((o) => o.status >= 400)) {
+      expect((JSON.parse(o.body) as { status?: number }).status).toBe(o.status);
+    }
     const served = outcomes.filter((o) => o.status < 300).length;
     expect(served).toBeGreaterThan(0);
     expect(peakMiB - baselineMiB).toBeLessThan(MAX_GROWTH_MIB);
@@ -83,7 +77,7 @@ describe(`overload: ${CLIENTS} concurrent clients`, () => {
     expect((await call('/readyz')).status).toBe(200);
     const after = await call('/v1/pets', {
       method: 'POST',
-      body: JSON.stringify({ name: 'after the storm', categoryId: 1 }),
+      body: { name: 'after the storm', categoryId: 1 },
     });
     expect(after.status).toBe(201);
     const ms = outcomes.map((o) => o.ms);

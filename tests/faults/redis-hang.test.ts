@@ -7,6 +7,7 @@ import {
 } from '../../server/domain/rate-limit/redis-health.js';
 import { useServersSharingRedis } from '../helpers/shared-redis.js';
 import { TEST_KEY, type TestServer } from '../helpers/server.js';
+import { timedRequest } from '../helpers/timed-request.js';
 
 const LIMIT = 30;
 const HUNG_KEY = 'test-key-redis-hung';
@@ -16,10 +17,8 @@ const FAST_MS = 120;
 
 const servers = useServersSharingRedis({ apiKeys: [TEST_KEY, HUNG_KEY, SHARED_KEY], limit: LIMIT });
 
-async function timedList(server: TestServer, key: string) {
-  const started = performance.now();
-  const response = await server.api('GET', '/v1/pets?limit=1', { key });
-  return { status: response.status, ms: performance.now() - started };
+function timedList(server: TestServer, key: string) {
+  return timedRequest(server.origin, '/v1/pets?limit=1', { key, conformance: server.conformance });
 }
 
 describe('a Redis that hangs with its connections open (SIGSTOP)', () => {

@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll } from 'vitest';
-import { createApp, type Api, type App, type HttpTimeouts } from '../../server/process/app.js';
+import { createApp, type Api, type App } from '../../server/process/app.js';
+import type { HttpTimeouts } from '../../server/process/http-server.js';
 import { createLogger } from '../../server/support/logger.js';
 import type { RateLimitSetting } from '../../server/domain/rate-limit/policy.js';
 import { createTestDatabase, type TestDatabase } from './database.js';

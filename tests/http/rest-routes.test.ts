@@ -29,7 +29,7 @@ function stateOf(method: string, path: string): RequestState {
 /** The operationId the request is routed to, or the status and Allow of its refusal. */
 async function routed(table: ReadonlyMap<string, AnyOperation>, method: string, path: string) {
   const state = stateOf(method, path);
-  const endpoint = createRestEndpoints(table).match(state);
+  const { endpoint } = createRestEndpoints(table).match(state);
   if (endpoint.operation !== 'unmatched') return endpoint.operation;
   const error = (await endpoint.serve({} as never).catch((cause: unknown) => cause)) as TRPCError;
   return state.headers.allow ? `${error.code} ${state.headers.allow}` : error.code;

@@ -2,9 +2,10 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../../db/client.js';
 import { createApp, type App } from '../../server/process/app.js';
 import { createLogger } from '../../server/support/logger.js';
-import { createPostgresDatabase, describeOnPostgres, postgresTarget } from '../helpers/database.js';
+import { describeOnPostgres } from '../helpers/database.js';
+import { createProxiedDatabase, type ProxiedDatabase } from '../helpers/proxied-database.js';
 import { logSink, startTestServer, TEST_KEY } from '../helpers/server.js';
-import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
+import { timedRequest } from '../helpers/timed-request.js';
 
 const KEY = 'readiness-test-key-0123456789';
 
@@ -30,22 +31,15 @@ describe('GET /readyz while the database answers', () => {
 
 /** Only a networked database can vanish; PGlite lives inside the process. */
 describeOnPostgres('readiness when PostgreSQL vanishes', () => {
-  let proxy: TcpProxy;
+  let proxied: ProxiedDatabase;
   let database: DatabaseHandle;
   let app: App;
   let origin: string;
-  let drop: () => Promise<void>;
   const { sink, logs } = logSink();
 
   beforeAll(async () => {
-    const created = await createPostgresDatabase(postgresTarget());
-    drop = created.drop;
-    const direct = new URL(created.url);
-    proxy = await startTcpProxy(direct.hostname, Number(direct.port || 5432));
-    const proxied = new URL(created.url);
-    proxied.hostname = '127.0.0.1';
-    proxied.port = String(proxy.port);
-    database = await openDatabase({ kind: 'postgres', url: proxied.toString(), poolMax: 4 });
+    proxied = await createProxiedDatabase();
+    database = await openDatabase({ kind: 'postgres', url: proxied.url, poolMax: 4 });
     await database.migrate();
     app = createApp({
       database,
@@ -60,34 +54,27 @@ describeOnPostgres('readiness when PostgreSQL vanishes', () => {
   afterAll(async () => {
     await app.close(1_000);
     await database.close();
-    await proxy.close();
-    await drop();
+    await proxied.destroy();
   });
 
-  const timed = async (path: string, init: RequestInit = {}) => {
-    const started = performance.now();
-    const response = await fetch(`${origin}${path}`, init);
-    return { response, ms: performance.now() - started, body: await response.json() };
-  };
-
   it('answers 200, then 503 while the database is gone, then 200 again by itself', async () => {
-    expect((await timed('/readyz')).response.status).toBe(200);
+    expect((await timedRequest(origin, '/readyz')).status).toBe(200);
 
-    await proxy.cut();
-    const down = await timed('/readyz');
-    expect(down.response.status).toBe(503);
-    expect(down.body).toMatchObject({ code: 'SERVICE_UNAVAILABLE', status: 503 });
+    await proxied.proxy.cut();
+    const down = await timedRequest(origin, '/readyz');
+    expect(down.status).toBe(503);
+    expect(JSON.parse(down.body)).toMatchObject({ code: 'SERVICE_UNAVAILABLE', status: 503 });
     expect(down.ms).toBeLessThan(5_000);
     console.info(`/readyz answered 503 ${Math.round(down.ms)} ms after the database vanished`);
     for (let probe = 0; probe < 3; probe++) {
-      expect((await timed('/readyz')).response.status).toBe(503);
+      expect((await timedRequest(origin, '/readyz')).status).toBe(503);
     }
 
-    await proxy.restore();
+    await proxied.proxy.restore();
     // A balancer's probes, until the first 200: the service must come back within 10 s.
     await vi.waitFor(
       async () => {
-        expect((await timed('/readyz')).response.status).toBe(200);
+        expect((await timedRequest(origin, '/readyz')).status).toBe(200);
       },
       { timeout: 10_000, interval: 250 },
     );
@@ -107,13 +94,14 @@ describeOnPostgres('readiness when PostgreSQL vanishes', () => {
     ['REST', '/v1/pets'],
     ['tRPC', `/trpc/pets.list?input=${encodeURIComponent('{}')}`],
   ])('logs a %s failure once, with its request id, kind and code', async (_, path) => {
-    await proxy.cut();
+    await proxied.proxy.cut();
     try {
       const requestId = `lost-db-${path.replace(/\W/g, '')}`;
-      const { response, ms } = await timed(path, {
-        headers: { authorization: `Bearer ${KEY}`, 'x-request-id': requestId },
+      const { status, ms } = await timedRequest(origin, path, {
+        key: KEY,
+        headers: { 'x-request-id': requestId },
       });
-      expect(response.status).toBeGreaterThanOrEqual(500);
+      expect(status).toBeGreaterThanOrEqual(500);
       expect(ms).toBeLessThan(5_000);
       const errors = logs.filter((line) => line.level === 50 && line.reqId === requestId);
       expect(errors).toHaveLength(1);
@@ -123,7 +111,7 @@ describeOnPostgres('readiness when PostgreSQL vanishes', () => {
       });
       expect(JSON.stringify(logs)).not.toContain(KEY);
     } finally {
-      await proxy.restore();
+      await proxied.proxy.restore();
     }
   });
 });

@@ -21,7 +21,7 @@ import { checkConditionalFields } from '../../domain/versions/etag.js';
 import { authenticate } from './pipeline/authenticate.js';
 import { readJsonBody } from './pipeline/body.js';
 import { createCors } from './pipeline/cors.js';
-import type { Match } from './pipeline/endpoint.js';
+import { NO_PATH_PARAMS, type Match } from './pipeline/endpoint.js';
 import { enforceRateLimit } from './pipeline/rate-limit.js';
 import {
   createRequestState,
@@ -121,10 +121,10 @@ export function createRequestHandler(deps: HandlerDeps) {
   function route(req: IncomingMessage, state: RequestState): Match {
     const publicEndpoint = publicRoutes.get(state.path);
     if (publicEndpoint) return { public: true, endpoint: publicEndpoint };
-    if (state.path === '/v1' || state.path.startsWith('/v1/')) {
-      return { public: false, endpoint: rest.match(state) };
+    if (state.path === '/v1' || state.path.startsWith('/v1/')) return rest.match(state);
+    if (state.surface === 'trpc') {
+      return { public: false, endpoint: trpc(req, state), params: NO_PATH_PARAMS };
     }
-    if (state.surface === 'trpc') return { public: false, endpoint: trpc(req, state) };
     throw notFound(state);
   }
 
@@ -136,7 +136,7 @@ export function createRequestHandler(deps: HandlerDeps) {
     state.route = match.endpoint.name;
     state.operation = match.public ? match.endpoint.name : match.endpoint.operation;
     if (match.public) return match.endpoint.serve(req, res, state);
-    const { endpoint } = match;
+    const { endpoint, params } = match;
     state.headers['cache-control'] = NO_STORE;
     // Before its migrations ran, the database may lack the tables a request would read.
     if (!deps.prepared()) throw NOT_PREPARED;
@@ -170,7 +170,7 @@ export function createRequestHandler(deps: HandlerDeps) {
       closeConnection: () => res.destroy(),
       notifyChange: deps.notifier.changed,
     });
-    await endpoint.serve({ req, res, state, ctx, body });
+    await endpoint.serve({ req, res, state, ctx, body, params });
   }
 
   function fail(res: ServerResponse, state: RequestState, cause: unknown) {

@@ -4,6 +4,12 @@ import type { Context } from '../../../operations/context.js';
 import type { JsonBody } from './body.js';
 import type { RequestState } from './request-state.js';
 
+/** A REST route's path parameters by name, each still percent-encoded as sent. */
+export type PathParams = Readonly<Record<string, string | undefined>>;
+
+/** The path parameters of a request whose route has none: `/trpc` calls, refusals. */
+export const NO_PATH_PARAMS: PathParams = Object.freeze({});
+
 /** One authenticated request, once the pipeline has read everything an endpoint needs. */
 export interface Call {
   req: IncomingMessage;
@@ -12,6 +18,11 @@ export interface Call {
   ctx: Context;
   /** The checked JSON body, for an endpoint that takes one. */
   body: JsonBody | undefined;
+  /**
+   * What the request's path filled in of its route's template: an endpoint is built once per
+   * route, so what is particular to the request comes with the call.
+   */
+  params: PathParams;
 }
 
 /** What a request is routed to: an operation on either surface, or a tRPC call for the adapter. */
@@ -40,8 +51,14 @@ export interface PublicEndpoint {
   serve(req: IncomingMessage, res: ServerResponse, state: RequestState): Promise<void>;
 }
 
-export type Match =
-  { public: true; endpoint: PublicEndpoint } | { public: false; endpoint: Endpoint };
+/** A request routed to an endpoint that needs a key, with what its path filled in. */
+export interface EndpointMatch {
+  public: false;
+  endpoint: Endpoint;
+  params: PathParams;
+}
+
+export type Match = { public: true; endpoint: PublicEndpoint } | EndpointMatch;
 
 /**
  * A request refused for what its target says (no such route, a bad query, a batch too large):

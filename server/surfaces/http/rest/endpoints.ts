@@ -1,20 +1,28 @@
 import { TRPCError } from '@trpc/server';
-import type { AnyOperation, Operation } from '../../../operations/define.js';
+import type { AnyOperation } from '../../../operations/define.js';
 import { execute } from '../../../operations/execute.js';
 import { ifNoneMatchMatches } from '../../../domain/versions/etag.js';
 import { refuseBody } from '../pipeline/body.js';
-import { refusal, type Call, type Endpoint } from '../pipeline/endpoint.js';
+import {
+  NO_PATH_PARAMS,
+  refusal,
+  type Call,
+  type Endpoint,
+  type EndpointMatch,
+} from '../pipeline/endpoint.js';
 import type { RequestState } from '../pipeline/request-state.js';
 import { sendEmpty, sendJson } from '../pipeline/respond.js';
 import { eventStreamEndpoint } from './event-stream.js';
 import { bodyInput, checkNoQuery, pathInput, queryInput } from './input.js';
-import { createRestRouter, deprecationLink, type PathParams, type RestRoute } from './routes.js';
+import { createRestRouter, deprecationLink, type RestRoute } from './routes.js';
 
 const JSON_BODY = ['application/json'] as const;
 
-function endpointOf(route: RestRoute, operation: Operation, params: PathParams): Endpoint {
-  const { binding } = route;
-  const { inputless } = route;
+/** The endpoint of one route, built once: what differs between its requests comes in the Call. */
+function endpointOf(route: RestRoute): Endpoint {
+  const { binding, operation, inputless } = route;
+  // A stream writes its own answer, event by event: the one kind that does not run `execute`.
+  if (operation.kind === 'subscription') return eventStreamEndpoint(operation, binding);
   // RFC 9110 §9.3.5 gives a DELETE body no meaning, and a POST that takes no input has none to
   // give it either: one sent is refused, not ignored.
   const refusesBody = binding.method === 'DELETE' || (binding.method === 'POST' && inputless);
@@ -24,7 +32,7 @@ function endpointOf(route: RestRoute, operation: Operation, params: PathParams):
     operation: binding.operationId,
     calls: 1,
     bodyTypes: takesBody ? (binding.bodyTypes ?? JSON_BODY) : undefined,
-    serve: async ({ req, res, state, ctx, body }: Call) => {
+    serve: async ({ req, res, state, ctx, body, params }: Call) => {
       if (refusesBody) await refuseBody(req);
       if (inputless) checkNoQuery(state.query);
       const input = body
@@ -53,24 +61,27 @@ function endpointOf(route: RestRoute, operation: Operation, params: PathParams):
  * (401, 429) included, since the route is matched before the caller is authenticated.
  */
 export function createRestEndpoints(operations: ReadonlyMap<string, AnyOperation>) {
-  const { match: matchRoute, methods } = createRestRouter(operations);
+  const { match: matchRoute, methods } = createRestRouter(operations, endpointOf);
 
-  const match = (state: RequestState): Endpoint => {
+  const match = (state: RequestState): EndpointMatch => {
     const path = state.path.slice('/v1'.length) || '/';
     const found = matchRoute(state.method, path);
-    if (found.kind === 'none') return refusal('unmatched', () => notFound(state));
-    if (found.kind === 'wrong-method') return wrongMethod(state, found.allow);
+    if (found.kind === 'none') return refused(refusal('unmatched', () => notFound(state)));
+    if (found.kind === 'wrong-method') return refused(wrongMethod(state, found.allow));
     const { deprecationFields } = found.route;
     if (deprecationFields) {
       Object.assign(state.headers, deprecationFields, { link: deprecationLink(state.origin) });
     }
-    const { operation, binding } = found.route;
-    // A stream writes its own answer, event by event: the one kind that does not run `execute`.
-    if (operation.kind === 'subscription') return eventStreamEndpoint(operation, binding);
-    return endpointOf(found.route, operation, found.params);
+    return { public: false, endpoint: found.endpoint, params: found.params };
   };
   return { match, methods };
 }
+
+const refused = (endpoint: Endpoint): EndpointMatch => ({
+  public: false,
+  endpoint,
+  params: NO_PATH_PARAMS,
+});
 
 function wrongMethod(state: RequestState, allow: string[]): Endpoint {
   return refusal('unmatched', () => {

@@ -1,7 +1,8 @@
 import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
 import type { JsonBody } from '../pipeline/body.js';
-import type { PathParams, RestRoute } from './routes.js';
+import type { PathParams } from '../pipeline/endpoint.js';
+import type { RestRoute } from './routes.js';
 
 const INTEGER = /^-?\d+$/;
 const NO_QUERY = z.strictObject({});

@@ -1,6 +1,7 @@
 import FindMyWay from 'find-my-way';
 import type { z } from 'zod';
 import type { AnyOperation, Deprecation, RestBinding } from '../../../operations/define.js';
+import type { PathParams } from '../pipeline/endpoint.js';
 
 export interface RestRoute {
   binding: RestBinding;
@@ -17,13 +18,15 @@ export interface RestRoute {
   deprecationFields: Readonly<Record<string, string>> | undefined;
 }
 
-/** Path parameters by name, each still percent-encoded as sent. */
-export type PathParams = Readonly<Record<string, string | undefined>>;
-
-export type RouteMatch =
-  | { kind: 'found'; route: RestRoute; params: PathParams }
+export type RouteMatch<E> =
+  | { kind: 'found'; route: RestRoute; endpoint: E; params: PathParams }
   | { kind: 'wrong-method'; allow: string[] }
   | { kind: 'none' };
+
+interface Stored<E> {
+  route: RestRoute;
+  endpoint: E;
+}
 
 type Def = {
   type: string;
@@ -92,9 +95,13 @@ const encodeForRouter = (char: string) => (char === '%' ? '%25' : char === '?' ?
 
 /**
  * The routes in a radix tree (find-my-way, Fastify's router): a static segment is preferred
- * over a parameter at the same place, whatever order the operations are defined in.
+ * over a parameter at the same place, whatever order the operations are defined in. Each
+ * route's endpoint is built here once, and a match finds it with the route.
  */
-export function createRestRouter(operations: ReadonlyMap<string, AnyOperation>) {
+export function createRestRouter<E>(
+  operations: ReadonlyMap<string, AnyOperation>,
+  endpointOf: (route: RestRoute) => E,
+) {
   const router = FindMyWay({
     // Paths are matched exactly as sent: no case folding, no slash is ignored, and a parameter
     // may be as long as the request line allows, as before.
@@ -107,23 +114,24 @@ export function createRestRouter(operations: ReadonlyMap<string, AnyOperation>) 
   const noHandler = () => undefined;
   for (const route of routes) {
     const path = route.binding.path.replace(TEMPLATE_PARAM, ':$1');
-    router.on(route.binding.method, path, noHandler, route);
+    const stored: Stored<E> = { route, endpoint: endpointOf(route) };
+    router.on(route.binding.method, path, noHandler, stored);
   }
   // Generated code rather than the tree walk: half the CPU per lookup (docs/performance.md).
   router.compile();
   /** In the order the surface first uses them, which is the order of every path's Allow. */
   const methods = [...new Set(routes.map((route) => route.binding.method))];
 
-  const lookup = (method: RestBinding['method'], path: string): RouteMatch | undefined => {
+  const lookup = (method: RestBinding['method'], path: string): RouteMatch<E> | undefined => {
     const found = router.find(method, path);
     if (!found) return undefined;
-    const route = found.store as RestRoute;
+    const { route, endpoint } = found.store as Stored<E>;
     // find-my-way lets a parameter be empty (`/pets/`); a path template's never is.
     for (const key of route.pathParams) if (!found.params[key]) return undefined;
-    return { kind: 'found', route, params: found.params };
+    return { kind: 'found', route, endpoint, params: found.params };
   };
 
-  const match = (method: string, sent: string): RouteMatch => {
+  const match = (method: string, sent: string): RouteMatch<E> => {
     const path = DECODED_BY_ROUTER.test(sent)
       ? sent.replace(ENCODED_FOR_ROUTER, encodeForRouter)
       : sent;
