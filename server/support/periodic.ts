@@ -1,3 +1,5 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
+
 export interface Schedule {
   /** The first run, soon after start: a service restarted more often than `everyMs` still runs it. */
   firstAfterMs: number;
@@ -48,8 +50,9 @@ export interface PurgeResult {
 
 /**
  * Calls `deleteBatch` until it deletes fewer than `batchSize` rows: each batch its own short
- * statement, so a purge never holds many locks at once, and on PGlite, which runs one
- * statement at a time, requests get their turn between batches.
+ * statement, so a purge never holds many locks at once. Between batches the event loop gets a
+ * turn: PGlite runs a statement synchronously and resolves it without I/O, so a purge of many
+ * batches otherwise ran start to end before a request that arrived meanwhile was even read.
  */
 export async function deleteInBatches(
   deleteBatch: (batchSize: number) => Promise<number>,
@@ -61,5 +64,6 @@ export async function deleteInBatches(
     result.deleted += deleted;
     result.batches += 1;
     if (deleted < batchSize) return result;
+    await nextTurn();
   }
 }
