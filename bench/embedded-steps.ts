@@ -5,7 +5,9 @@ import { sql } from 'drizzle-orm';
 import { openDatabase } from '../db/client.js';
 import { maintainTables } from '../db/embedded/maintenance.js';
 import { DEFAULT_EMBEDDED_SETTINGS } from '../db/embedded/settings.js';
-import { pruneExpiredEvents } from '../server/domain/events/retention.js';
+import { events } from '../db/schema.js';
+import { PRUNE_BATCH_SIZE, pruneExpiredEvents } from '../server/domain/events/retention.js';
+import { vacuumAfterPurgeBatch } from '../server/process/maintenance.js';
 import { loadEmbeddedFolder } from './embedded-load.js';
 
 /**
@@ -100,7 +102,13 @@ timings.length = 0;
 
 const stopProbe = probe(() => db.execute(sql`select 1`));
 const started = performance.now();
-const purged = await pruneExpiredEvents(db, RETENTION_SECONDS);
+// As the service runs it (server/process/app.ts).
+const purged = await pruneExpiredEvents(
+  db,
+  RETENTION_SECONDS,
+  PRUNE_BATCH_SIZE,
+  vacuumAfterPurgeBatch(handle, events),
+);
 const purgeMs = performance.now() - started;
 const round = await maintainTables(db);
 const roundMs = performance.now() - started - purgeMs;

@@ -2,6 +2,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AnyTRPCRouter } from '@trpc/server';
 import type { DatabaseHandle } from '../../db/client.js';
+import { events, idempotencyKeys, streamTickets } from '../../db/schema.js';
 import { Authenticator } from '../domain/auth/authenticator.js';
 import { createRequestHandler } from '../surfaces/http/handler.js';
 import { trackInFlight } from '../surfaces/http/pipeline/in-flight.js';
@@ -24,7 +25,7 @@ import type { AnyOperation } from '../operations/define.js';
 import { appRouter } from '../surfaces/trpc/router.js';
 import { operations } from '../operations/registry.js';
 import { summarizeError } from '../support/error-summary.js';
-import { startEmbeddedMaintenance } from './maintenance.js';
+import { startEmbeddedMaintenance, vacuumAfterPurgeBatch } from './maintenance.js';
 import type { Logger } from '../support/logger.js';
 
 /** The procedures an app serves: the service's own unless a test serves others. */
@@ -195,18 +196,25 @@ export function createApp(options: AppOptions): App {
     trpcFastPath: useTrpcFastPath(options.trpcFastPath ?? true, logger),
     maxBatchCalls: options.maxBatchCalls ?? DEFAULT_MAX_BATCH_CALLS,
   });
-  const purge = startIdempotencyPurge(database.db, (error: unknown) => {
-    logger.warn(
-      { err: summarizeError(error, { stack: false }) },
-      'could not purge expired idempotency keys',
-    );
-  });
-  const ticketPurge = streams.tickets.startPurge((error: unknown) => {
-    logger.warn(
-      { err: summarizeError(error, { stack: false }) },
-      'could not purge expired stream tickets',
-    );
-  });
+  const purge = startIdempotencyPurge(
+    database.db,
+    (error: unknown) => {
+      logger.warn(
+        { err: summarizeError(error, { stack: false }) },
+        'could not purge expired idempotency keys',
+      );
+    },
+    vacuumAfterPurgeBatch(database, idempotencyKeys),
+  );
+  const ticketPurge = streams.tickets.startPurge(
+    (error: unknown) => {
+      logger.warn(
+        { err: summarizeError(error, { stack: false }) },
+        'could not purge expired stream tickets',
+      );
+    },
+    vacuumAfterPurgeBatch(database, streamTickets),
+  );
   const retention = startEventRetention(
     database.db,
     options.eventRetentionSeconds ?? DEFAULT_EVENT_RETENTION_SECONDS,
@@ -216,6 +224,7 @@ export function createApp(options: AppOptions): App {
         'could not prune expired events',
       );
     },
+    vacuumAfterPurgeBatch(database, events),
   );
   const maintenance = startEmbeddedMaintenance(
     database,
