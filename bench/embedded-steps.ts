@@ -64,9 +64,9 @@ function summary(timings: Timing[]) {
 /** Runs `select 1` every 10 ms; each wait counts from when the probe was due. */
 function probe(run: () => Promise<unknown>) {
   const waits: number[] = [];
-  let running = true;
+  const stopped = new AbortController();
   const done = (async () => {
-    while (running) {
+    while (!stopped.signal.aborted) {
       const due = performance.now() + 10;
       await sleep(10);
       await run();
@@ -74,7 +74,7 @@ function probe(run: () => Promise<unknown>) {
     }
   })();
   return async () => {
-    running = false;
+    stopped.abort();
     await done;
     waits.sort((a, b) => a - b);
     return {

@@ -130,7 +130,11 @@ describeOnEmbedded('a purge on the embedded database', () => {
     await addEvents(3_000, 2 * RETENTION_SECONDS);
     const purge = pruneExpiredEvents(single.db, RETENTION_SECONDS, 1_000);
     // PGlite answers without I/O: this runs before the purge ends only if the purge yields.
-    const seenMeanwhile = new Promise((resolve) => setImmediate(() => resolve(expiredEvents())));
+    const seenMeanwhile = new Promise((resolve) => {
+      setImmediate(() => {
+        resolve(expiredEvents());
+      });
+    });
     expect((await purge).deleted).toBe(3_000);
     expect(await seenMeanwhile).toBe(2_000);
   });
