@@ -1,10 +1,11 @@
 import type { DatabaseHandle } from '../../db/client.js';
+import { events, idempotencyKeys, streamTickets } from '../../db/schema.js';
 import { startEventRetention } from '../domain/events/retention.js';
 import type { StreamTickets } from '../domain/events/tickets.js';
 import { startIdempotencyPurge } from '../domain/idempotency/purge.js';
 import { summarizeError } from '../support/error-summary.js';
 import type { Logger } from '../support/logger.js';
-import { startEmbeddedMaintenance } from './maintenance.js';
+import { startEmbeddedMaintenance, vacuumAfterPurgeBatch } from './maintenance.js';
 
 const DEFAULT_EVENT_RETENTION_SECONDS = 7 * 86_400;
 const DEFAULT_MAINTENANCE_INTERVAL_SECONDS = 60;
@@ -30,12 +31,20 @@ export function startBackgroundJobs(options: BackgroundJobOptions): { stop(): vo
     logger.warn({ err: summarizeError(error, { stack: false }) }, message);
   };
   const jobs = [
-    startIdempotencyPurge(database.db, warn('could not purge expired idempotency keys')),
-    options.tickets.startPurge(warn('could not purge expired stream tickets')),
+    startIdempotencyPurge(
+      database.db,
+      warn('could not purge expired idempotency keys'),
+      vacuumAfterPurgeBatch(database, idempotencyKeys),
+    ),
+    options.tickets.startPurge(
+      warn('could not purge expired stream tickets'),
+      vacuumAfterPurgeBatch(database, streamTickets),
+    ),
     startEventRetention(
       database.db,
       options.eventRetentionSeconds ?? DEFAULT_EVENT_RETENTION_SECONDS,
       warn('could not prune expired events'),
+      vacuumAfterPurgeBatch(database, events),
     ),
     startEmbeddedMaintenance(
       database,

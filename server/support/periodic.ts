@@ -1,3 +1,5 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
+
 export interface Schedule {
   /** The first run, soon after start: a service restarted more often than `everyMs` still runs it. */
   firstAfterMs: number;
@@ -46,20 +48,30 @@ export interface PurgeResult {
   batches: number;
 }
 
+/** What a purge runs after each batch that deleted rows (on PGlite, the vacuum of the table). */
+export type AfterBatch = () => Promise<unknown>;
+
 /**
- * Calls `deleteBatch` until it deletes fewer than `batchSize` rows: each batch its own short
- * statement, so a purge never holds many locks at once, and on PGlite, which runs one
- * statement at a time, requests get their turn between batches.
+ * Calls `deleteBatch` until it deletes fewer than `batchSize` rows, and `afterBatch` after each
+ * batch that deleted some: each batch its own short statement, so a purge never holds many
+ * locks at once. Between statements the event loop gets a turn: PGlite runs a statement synchronously and resolves it without I/O, so a purge of many
+ * batches otherwise ran start to end before a request that arrived meanwhile was even read.
  */
 export async function deleteInBatches(
   deleteBatch: (batchSize: number) => Promise<number>,
   batchSize: number,
+  afterBatch?: AfterBatch,
 ): Promise<PurgeResult> {
   const result = { deleted: 0, batches: 0 };
   for (;;) {
     const deleted = await deleteBatch(batchSize);
     result.deleted += deleted;
     result.batches += 1;
+    if (deleted > 0 && afterBatch) {
+      await nextTurn();
+      await afterBatch();
+    }
     if (deleted < batchSize) return result;
+    await nextTurn();
   }
 }

@@ -77,4 +77,20 @@ describe.runIf(testDatabaseTarget().kind === 'pglite')('maintainTables on PGlite
     expect((await pets())?.deadRows).toBe(0);
     expect(await maintainTables(db)).toEqual([]);
   });
+
+  it('gives the event loop a turn before each step', async () => {
+    const { db } = database.handle;
+    await db.execute(sql`delete from pets where id % 3 = 0`);
+    let turns = 0;
+    let done = false;
+    const turn = () => {
+      turns += 1;
+      if (!done) setImmediate(turn);
+    };
+    setImmediate(turn);
+    const steps = await maintainTables(db);
+    done = true;
+    expect(steps.map((step) => step.action)).toEqual(['vacuum', 'analyze']);
+    expect(turns).toBeGreaterThanOrEqual(steps.length);
+  });
 });

@@ -2,10 +2,17 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../../db/client.js';
 import { executeRows } from '../../db/database.js';
+import { events } from '../../db/schema.js';
 import { pruneExpiredEvents } from '../../server/domain/events/retention.js';
 import { purgeExpiredIdempotencyKeys } from '../../server/domain/idempotency/purge.js';
 import { IDEMPOTENCY_TTL_SECONDS } from '../../server/domain/idempotency/replay.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { vacuumAfterPurgeBatch } from '../../server/process/maintenance.js';
+import {
+  createTestDatabase,
+  describeOnEmbedded,
+  describeOnPostgres,
+  type TestDatabase,
+} from '../helpers/database.js';
 
 const RETENTION_SECONDS = 3_600;
 
@@ -106,5 +113,63 @@ describe('the idempotency key purge', () => {
     const after = await reads('idempotency_keys', 'idempotency_keys_created_at_idx');
     expect(after.indexScans - before.indexScans).toBeGreaterThanOrEqual(3);
     expect(after.rows - before.rows).toBeLessThan(2 * 2_500 + 100);
+  });
+});
+
+describeOnEmbedded('a purge on the embedded database', () => {
+  const expiredEvents = async () => {
+    const [row] = await executeRows<{ count: number }>(
+      single.db,
+      sql`select count(*)::int as count from events
+        where occurred_at < now() - make_interval(secs => ${RETENTION_SECONDS})`,
+    );
+    return row?.count;
+  };
+
+  it('lets work that arrived meanwhile run between two batches', async () => {
+    await addEvents(3_000, 2 * RETENTION_SECONDS);
+    const purge = pruneExpiredEvents(single.db, RETENTION_SECONDS, 1_000);
+    // PGlite answers without I/O: this runs before the purge ends only if the purge yields.
+    const seenMeanwhile = new Promise((resolve) => {
+      setImmediate(() => {
+        resolve(expiredEvents());
+      });
+    });
+    expect((await purge).deleted).toBe(3_000);
+    expect(await seenMeanwhile).toBe(2_000);
+  });
+
+  it('vacuums the table after each batch that deleted rows, so no dead row piles up', async () => {
+    const activity = async () => {
+      await single.db.execute(sql`select pg_stat_force_next_flush()`);
+      const [row] = await executeRows<{ vacuums: number; dead: number }>(
+        single.db,
+        sql`select vacuum_count::int as vacuums, n_dead_tup::int as dead
+          from pg_stat_user_tables where relname = 'events'`,
+      );
+      return { vacuums: Number(row?.vacuums), dead: Number(row?.dead) };
+    };
+    await addEvents(2_500, 2 * RETENTION_SECONDS);
+    const before = await activity();
+    const deadAfterEach: number[] = [];
+    const vacuum = vacuumAfterPurgeBatch(single, events);
+    const afterBatch = async () => {
+      // The batch's deletes reach the counters first, or they land after the vacuum's report.
+      await activity();
+      await vacuum?.();
+      deadAfterEach.push((await activity()).dead);
+    };
+    expect(await pruneExpiredEvents(single.db, RETENTION_SECONDS, 1_000, afterBatch)).toEqual({
+      deleted: 2_500,
+      batches: 3,
+    });
+    expect((await activity()).vacuums - before.vacuums).toBe(3);
+    expect(deadAfterEach).toEqual([0, 0, 0]);
+  });
+});
+
+describeOnPostgres('a purge on PostgreSQL', () => {
+  it('leaves the vacuum to autovacuum', () => {
+    expect(vacuumAfterPurgeBatch(single, events)).toBeUndefined();
   });
 });

@@ -5,7 +5,12 @@ import {
   insertStreamTicket,
   redeemStreamTicket,
 } from '../../../db/queries/stream-tickets.js';
-import { deleteInBatches, PURGE_SCHEDULE, runPeriodically } from '../../support/periodic.js';
+import {
+  deleteInBatches,
+  PURGE_SCHEDULE,
+  runPeriodically,
+  type AfterBatch,
+} from '../../support/periodic.js';
 
 /** A prefix that secret scanners can look for, then 256 random bits in base64url. */
 const PREFIX = 'pst_';
@@ -50,9 +55,14 @@ export class StreamTickets {
   }
 
   /** Deletes expired tickets in the background, with the other purges. */
-  startPurge(onError: (error: unknown) => void): { stop(): void } {
+  startPurge(onError: (error: unknown) => void, afterBatch?: AfterBatch): { stop(): void } {
     return runPeriodically(
-      () => deleteInBatches((size) => deleteExpiredStreamTickets(this.db, size), PURGE_BATCH_SIZE),
+      () =>
+        deleteInBatches(
+          (size) => deleteExpiredStreamTickets(this.db, size),
+          PURGE_BATCH_SIZE,
+          afterBatch,
+        ),
       PURGE_SCHEDULE,
       onError,
     );

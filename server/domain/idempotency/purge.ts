@@ -2,6 +2,7 @@ import type { Database } from '../../../db/database.js';
 import { deleteExpiredIdempotencyKeys } from '../../../db/queries/idempotency-keys.js';
 import {
   deleteInBatches,
+  type AfterBatch,
   PURGE_SCHEDULE,
   runPeriodically,
   type PurgeResult,
@@ -17,16 +18,23 @@ const PURGE_BATCH_SIZE = 1_000;
 export function purgeExpiredIdempotencyKeys(
   db: Database,
   batchSize = PURGE_BATCH_SIZE,
+  afterBatch?: AfterBatch,
 ): Promise<PurgeResult> {
   return deleteInBatches(
     (size) => deleteExpiredIdempotencyKeys(db, IDEMPOTENCY_TTL_SECONDS, size),
     batchSize,
+    afterBatch,
   );
 }
 
 export function startIdempotencyPurge(
   db: Database,
   onError: (error: unknown) => void,
+  afterBatch?: AfterBatch,
 ): { stop(): void } {
-  return runPeriodically(() => purgeExpiredIdempotencyKeys(db), PURGE_SCHEDULE, onError);
+  return runPeriodically(
+    () => purgeExpiredIdempotencyKeys(db, PURGE_BATCH_SIZE, afterBatch),
+    PURGE_SCHEDULE,
+    onError,
+  );
 }
