@@ -20,7 +20,7 @@ const DEFAULT_TIMEOUTS: HttpTimeouts = {
 export interface HttpServer {
   server: Server;
   listen: (port: number, host: string) => Promise<AddressInfo>;
-  /** From now on every answer, and every one in flight, ends its connection. */
+  /** From now on every answer still to be sent ends its connection; `close` ends the rest. */
   stopKeepingAlive(): void;
   /** Stops accepting, lets in-flight requests finish (up to `graceMs`), then closes the rest. */
   close(graceMs: number): Promise<void>;
@@ -82,6 +82,7 @@ export function createHttpServer(
     },
     close: (graceMs) =>
       new Promise<void>((resolve) => {
+        // Also when shutdown did not call stopKeepingAlive first.
         closing = true;
         for (const res of inFlight.unsent()) res.setHeader('connection', 'close');
         // Streams sent their headers long ago, keep-alive: the connection ends with them.
