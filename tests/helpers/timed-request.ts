@@ -19,12 +19,21 @@ export interface TimedAnswer extends RawResponse {
   ms: number;
 }
 
+/** A cut-off or non-JSON answer goes to the document check as text, which then names it. */
+function parsedOrText(body: string): unknown {
+  try {
+    return JSON.parse(body) as unknown;
+  } catch {
+    return body;
+  }
+}
+
 function checkedResponse(answer: RawResponse) {
   const headers = new Headers();
   for (const [name, value] of Object.entries(answer.headers)) {
     for (const each of [value ?? []].flat()) headers.append(name, each);
   }
-  const body = answer.body === '' ? undefined : (JSON.parse(answer.body) as unknown);
+  const body = answer.body === '' ? undefined : parsedOrText(answer.body);
   return { status: answer.status, headers, body };
 }
 
