@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { maintainTables, maintenanceSteps, tableActivity } from '../../db/embedded/maintenance.js';
-import { createTestDatabase, testDatabaseTarget, type TestDatabase } from '../helpers/database.js';
+import { createTestDatabase, type TestDatabase, describeOnEmbedded } from '../helpers/database.js';
 
 const table = {
   table: 'pets',
@@ -45,7 +45,7 @@ describe('maintenanceSteps', () => {
   });
 });
 
-describe.runIf(testDatabaseTarget().kind === 'pglite')('maintainTables on PGlite', () => {
+describeOnEmbedded('maintainTables on PGlite', () => {
   let database: TestDatabase;
 
   beforeAll(async () => {
@@ -88,8 +88,9 @@ describe.runIf(testDatabaseTarget().kind === 'pglite')('maintainTables on PGlite
       if (!done) setImmediate(turn);
     };
     setImmediate(turn);
-    const steps = await maintainTables(db);
-    done = true;
+    const steps = await maintainTables(db).finally(() => {
+      done = true;
+    });
     expect(steps.map((step) => step.action)).toEqual(['vacuum', 'analyze']);
     expect(turns).toBeGreaterThanOrEqual(steps.length);
   });
