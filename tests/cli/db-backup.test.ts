@@ -4,9 +4,9 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { spawnServer, type ChildServer } from '../helpers/child-server.js';
-import { testDatabaseTarget } from '../helpers/database.js';
+import { describeOnEmbedded } from '../helpers/database.js';
 import { keysProcess } from '../helpers/keys-cli.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -60,7 +60,7 @@ async function call(server: ChildServer, key: string, path: string, init: Reques
 }
 
 // The embedded database's folder is what is copied; each test starts services of its own.
-describe.runIf(testDatabaseTarget().kind === 'pglite')(
+describeOnEmbedded(
   'npm run db:backup and db:restore on the embedded database',
   { timeout: 180_000 },
   () => {

@@ -1,10 +1,10 @@
 import { sql } from 'drizzle-orm';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { openDatabase } from '../../db/client.js';
 import { executeRows } from '../../db/database.js';
 import { DEFAULT_EMBEDDED_SETTINGS } from '../../db/embedded/settings.js';
 import { loadConfig } from '../../server/process/config.js';
-import { testDatabaseTarget } from '../helpers/database.js';
+import { describeOnEmbedded } from '../helpers/database.js';
 
 async function shown(settings?: typeof DEFAULT_EMBEDDED_SETTINGS) {
   const handle = await openDatabase({ kind: 'pglite', dataDir: 'memory://', settings });
@@ -20,37 +20,33 @@ async function shown(settings?: typeof DEFAULT_EMBEDDED_SETTINGS) {
   }
 }
 
-describe.runIf(testDatabaseTarget().kind === 'pglite')(
-  'the embedded database settings',
-  { timeout: 120_000 },
-  () => {
-    it('start PGlite with the service’s defaults rather than PostgreSQL’s', async () => {
-      expect(await shown()).toEqual({
-        shared_buffers: '16MB',
-        max_wal_size: '64MB',
-        min_wal_size: '32MB',
-      });
+describeOnEmbedded('the embedded database settings', { timeout: 120_000 }, () => {
+  it('start PGlite with the service’s defaults rather than PostgreSQL’s', async () => {
+    expect(await shown()).toEqual({
+      shared_buffers: '16MB',
+      max_wal_size: '64MB',
+      min_wal_size: '32MB',
     });
+  });
 
-    it('are read from the configuration', async () => {
-      const config = loadConfig({
-        PGLITE_SHARED_BUFFERS: '8MB',
-        PGLITE_MAX_WAL_SIZE: '128MB',
-        PGLITE_MIN_WAL_SIZE: '48MB',
-      });
-      expect(
-        await shown({
-          sharedBuffers: config.PGLITE_SHARED_BUFFERS,
-          maxWalSize: config.PGLITE_MAX_WAL_SIZE,
-          minWalSize: config.PGLITE_MIN_WAL_SIZE,
-        }),
-      ).toEqual({ shared_buffers: '8MB', max_wal_size: '128MB', min_wal_size: '48MB' });
+  it('are read from the configuration', async () => {
+    const config = loadConfig({
+      PGLITE_SHARED_BUFFERS: '8MB',
+      PGLITE_MAX_WAL_SIZE: '128MB',
+      PGLITE_MIN_WAL_SIZE: '48MB',
     });
+    expect(
+      await shown({
+        sharedBuffers: config.PGLITE_SHARED_BUFFERS,
+        maxWalSize: config.PGLITE_MAX_WAL_SIZE,
+        minWalSize: config.PGLITE_MIN_WAL_SIZE,
+      }),
+    ).toEqual({ shared_buffers: '8MB', max_wal_size: '128MB', min_wal_size: '48MB' });
+  });
 
-    it('refuse a size PostgreSQL would not read', () => {
-      expect(() => loadConfig({ PGLITE_SHARED_BUFFERS: '16 megabytes' })).toThrow(
-        /PGLITE_SHARED_BUFFERS/,
-      );
-    });
-  },
-);
+  it('refuse a size PostgreSQL would not read', () => {
+    expect(() => loadConfig({ PGLITE_SHARED_BUFFERS: '16 megabytes' })).toThrow(
+      /PGLITE_SHARED_BUFFERS/,
+    );
+  });
+});

@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openDatabase } from '../../db/client.js';
 import { executeRows } from '../../db/database.js';
 import { spawnServer } from '../helpers/child-server.js';
-import { testDatabaseTarget } from '../helpers/database.js';
+import { describeOnEmbedded } from '../helpers/database.js';
 
 const LOADED_PETS = 60_000;
 
@@ -62,46 +62,43 @@ async function loadBehindTheServicesBack(dataDir: string) {
   }
 }
 
-describe.runIf(testDatabaseTarget().kind === 'pglite')(
-  'statistics of an embedded folder loaded while the service was stopped',
-  () => {
-    let dataDir: string;
+describeOnEmbedded('statistics of an embedded folder loaded while the service was stopped', () => {
+  let dataDir: string;
 
-    beforeAll(async () => {
-      dataDir = mkdtempSync(join(tmpdir(), 'petstore-loaded-'));
-      await loadBehindTheServicesBack(dataDir);
-      const server = await spawnServer({ PGLITE_DIR: dataDir });
-      await server.stop();
-    }, 120_000);
-    afterAll(() => {
-      rmSync(dataDir, { recursive: true, force: true });
-    });
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'petstore-loaded-'));
+    await loadBehindTheServicesBack(dataDir);
+    const server = await spawnServer({ PGLITE_DIR: dataDir });
+    await server.stop();
+  }, 120_000);
+  afterAll(() => {
+    rmSync(dataDir, { recursive: true, force: true });
+  });
 
-    it('are gathered at start: the first page of GET /v1/pets reads the primary key', async () => {
-      const nodes = await explain(
-        dataDir,
-        'select id, name, category_id, status from pets where deleted_at is null and id > 0 order by id limit 20',
-      );
-      expect(nodes.map((node) => node['Node Type'])).not.toContain('Seq Scan');
-      expect(nodes.map((node) => node['Index Name'])).toContain('pets_pkey');
-    });
+  it('are gathered at start: the first page of GET /v1/pets reads the primary key', async () => {
+    const nodes = await explain(
+      dataDir,
+      'select id, name, category_id, status from pets where deleted_at is null and id > 0 order by id limit 20',
+    );
+    expect(nodes.map((node) => node['Node Type'])).not.toContain('Seq Scan');
+    expect(nodes.map((node) => node['Index Name'])).toContain('pets_pkey');
+  });
 
-    it('are gathered at start: the status filter reads its index', async () => {
-      const nodes = await explain(
-        dataDir,
-        `select id, name, category_id, status from pets
+  it('are gathered at start: the status filter reads its index', async () => {
+    const nodes = await explain(
+      dataDir,
+      `select id, name, category_id, status from pets
          where status = 'pending' and deleted_at is null and id > 0 order by id limit 20`,
-      );
-      expect(nodes.map((node) => node['Node Type'])).not.toContain('Seq Scan');
-      expect(nodes.map((node) => node['Index Name'])).toContain('pets_live_status_id_idx');
-    });
+    );
+    expect(nodes.map((node) => node['Node Type'])).not.toContain('Seq Scan');
+    expect(nodes.map((node) => node['Index Name'])).toContain('pets_live_status_id_idx');
+  });
 
-    it('counts the rows the service did not write, and vacuums the table they are in', async () => {
-      const stats = await tableStatistics(dataDir);
-      expect(stats?.reltuples).toBeGreaterThan(LOADED_PETS * 0.8);
-      expect(stats?.reltuples).toBeLessThan(LOADED_PETS);
-      // Only VACUUM marks pages all-visible; ANALYZE alone leaves relallvisible at 0.
-      expect(stats?.relallvisible).toBeGreaterThan((stats?.pages ?? 0) * 0.9);
-    });
-  },
-);
+  it('counts the rows the service did not write, and vacuums the table they are in', async () => {
+    const stats = await tableStatistics(dataDir);
+    expect(stats?.reltuples).toBeGreaterThan(LOADED_PETS * 0.8);
+    expect(stats?.reltuples).toBeLessThan(LOADED_PETS);
+    // Only VACUUM marks pages all-visible; ANALYZE alone leaves relallvisible at 0.
+    expect(stats?.relallvisible).toBeGreaterThan((stats?.pages ?? 0) * 0.9);
+  });
+});
