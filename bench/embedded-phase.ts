@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { loadavg } from 'node:os';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,62 +7,21 @@ import { startNodeFlags } from '../scripts/start-flags.js';
 import { DEFAULT_EMBEDDED_SETTINGS, type EmbeddedSettings } from '../db/embedded/settings.js';
 import { folderMiB, loadEmbeddedFolder } from './embedded-load.js';
 import { pinned, startProcess, stop, waitUntilAnswering } from './processes.js';
-
-const KEY = 'bench-key';
-const auth = { authorization: `Bearer ${KEY}` };
-const REQUESTS = 200;
-
-interface Op {
-  name: string;
-  request: (origin: string) => Promise<Response>;
-}
-
-const ops = (pets: number): Op[] => [
-  {
-    name: 'listPets first page',
-    request: (o) => fetch(`${o}/v1/pets?limit=20`, { headers: auth }),
-  },
-  {
-    name: 'listPets ?status=pending',
-    request: (o) => fetch(`${o}/v1/pets?limit=20&status=pending`, { headers: auth }),
-  },
-  {
-    name: 'getPet',
-    request: (o) =>
-      fetch(`${o}/v1/pets/${1 + Math.floor(Math.random() * pets)}`, { headers: auth }),
-  },
-  {
-    name: 'createPet',
-    request: (o) =>
-      fetch(`${o}/v1/pets`, {
-        method: 'POST',
-        headers: { ...auth, 'content-type': 'application/json' },
-        body: JSON.stringify({ name: 'Bench', categoryId: 1 }),
-      }),
-  },
-  {
-    name: 'listOrders ?petId',
-    request: (o) => fetch(`${o}/v1/store/orders?petId=150`, { headers: auth }),
-  },
-];
-
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN;
-
-async function timed(op: Op, origin: string): Promise<number> {
-  const started = performance.now();
-  const response = await op.request(origin);
-  await response.arrayBuffer();
-  if (response.status >= 300) throw new Error(`${op.name}: ${response.status}`);
-  return performance.now() - started;
-}
+import {
+  BENCH_KEY,
+  compareOperations,
+  ops,
+  timed,
+  timeOperations,
+  type OpTiming,
+} from './embedded-ops.js';
 
 function memoryMiB(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Math.round(Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1]) / 1024);
 }
 
-async function startService(
+export async function startService(
   dataDir: string,
   port: number,
   settings: EmbeddedSettings,
@@ -73,7 +33,7 @@ async function startService(
     {
       PORT: String(port),
       PGLITE_DIR: dataDir,
-      API_KEYS: KEY,
+      API_KEYS: BENCH_KEY,
       LOG_LEVEL: 'warn',
       RATE_LIMIT: 'off',
       PGLITE_SHARED_BUFFERS: settings.sharedBuffers,
@@ -93,7 +53,9 @@ export interface EmbeddedResult {
   firstStartPeakMiB: number;
   steadyRssMiB: number;
   peakRssMiB: number;
-  ops: { name: string; p50: number; p99: number }[];
+  ops: OpTiming[];
+  /** The one-minute load average when the operations were timed: what else the cores ran. */
+  loadAverage: number;
   worstDuringPurgeMs: number;
   folderMiB: number;
   walMiB: number;
@@ -102,15 +64,16 @@ export interface EmbeddedResult {
 /**
  * One size: load a folder with the service stopped, start the service on it (cold), time each
  * operation alone, probe getPet every 20 ms across the first purge and maintenance round (a
- * minute after start), restart (warm), and measure the folder.
+ * minute after start), restart (warm), and measure the folder. The folder stays, for the
+ * comparison of sizes that follows (the caller removes it).
  */
 export async function runEmbeddedSize(
+  dataDir: string,
   pets: number,
   port: number,
   core: number,
   settings: EmbeddedSettings = DEFAULT_EMBEDDED_SETTINGS,
 ): Promise<EmbeddedResult> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'petstore-bench-pglite-'));
   const children = new Set<ChildProcess>();
   try {
     const loadSeconds = await loadEmbeddedFolder(dataDir, pets, settings);
@@ -119,14 +82,8 @@ export async function runEmbeddedSize(
     children.add(cold.child);
     const pid = cold.child.pid ?? 0;
     const firstStartPeakMiB = memoryMiB(pid, 'VmHWM');
-    const results = [];
-    for (const op of ops(pets)) {
-      for (let i = 0; i < 20; i++) await timed(op, origin);
-      const samples: number[] = [];
-      for (let i = 0; i < REQUESTS; i++) samples.push(await timed(op, origin));
-      samples.sort((a, b) => a - b);
-      results.push({ name: op.name, p50: percentile(samples, 50), p99: percentile(samples, 99) });
-    }
+    const loadAverage = loadavg()[0] ?? NaN;
+    const results = await timeOperations(pets, origin);
     const steadyRssMiB = memoryMiB(pid, 'VmRSS');
     // The purges and the first maintenance round run a minute after start.
     let worst = 0;
@@ -151,13 +108,54 @@ export async function runEmbeddedSize(
       steadyRssMiB,
       peakRssMiB,
       ops: results,
+      loadAverage,
       worstDuringPurgeMs: worst,
       folderMiB: folderMiB(dataDir),
       walMiB: folderMiB(join(dataDir, 'pg_wal')),
     };
   } finally {
     for (const child of children) await stop(child);
-    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+export interface SizeComparison {
+  /** The one-minute load average as the comparison began. */
+  loadAverage: number;
+  /** Per folder, in the order given: each operation's timings, then the service's RSS after. */
+  sizes: { pets: number; ops: OpTiming[]; rssMiB: number }[];
+}
+
+/**
+ * Every folder's service started at once (warm, all on `core`), and each operation timed on
+ * them in turn, a request to one then the other: the ratio between sizes then compares two
+ * services under the same load, which timing each size in its own run did not.
+ */
+export async function compareSizes(
+  folders: readonly { dataDir: string; pets: number }[],
+  port: number,
+  core: number,
+  settings: EmbeddedSettings = DEFAULT_EMBEDDED_SETTINGS,
+): Promise<SizeComparison> {
+  const children: ChildProcess[] = [];
+  try {
+    const services = [];
+    for (const [index, folder] of folders.entries()) {
+      const { child } = await startService(folder.dataDir, port + index, settings, core);
+      children.push(child);
+      services.push({ pets: folder.pets, origin: `http://127.0.0.1:${port + index}` });
+    }
+    const loadAverage = loadavg()[0] ?? NaN;
+    const timings = await compareOperations(services);
+    return {
+      loadAverage,
+      sizes: folders.map((folder, index) => ({
+        pets: folder.pets,
+        ops: timings[index] ?? [],
+        rssMiB: memoryMiB(children[index]?.pid ?? 0, 'VmRSS'),
+      })),
+    };
+  } finally {
+    for (const child of children) await stop(child);
   }
 }
 

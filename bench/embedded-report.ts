@@ -1,6 +1,14 @@
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { EmbeddedSettings } from '../db/embedded/settings.js';
-import { firstStartOnEmptyFolder, runEmbeddedSize, type EmbeddedResult } from './embedded-phase.js';
+import {
+  compareSizes,
+  firstStartOnEmptyFolder,
+  runEmbeddedSize,
+  type EmbeddedResult,
+  type SizeComparison,
+} from './embedded-phase.js';
 
 /** What PGlite runs with when nothing is set: PostgreSQL's defaults. */
 export const POSTGRES_DEFAULTS: EmbeddedSettings = {
@@ -19,9 +27,19 @@ export async function runEmbeddedPhase(
 ): Promise<void> {
   const first = await firstStartOnEmptyFolder(where.port, where.core, settings);
   process.stdout.write(`${JSON.stringify({ firstStart: first })}\n`);
+  const folders = sizes.map((pets) => ({
+    pets,
+    dataDir: mkdtempSync(join(tmpdir(), 'petstore-bench-pglite-')),
+  }));
   const results: EmbeddedResult[] = [];
-  for (const pets of sizes)
-    results.push(await runEmbeddedSize(pets, where.port, where.core, settings));
+  let compared: SizeComparison;
+  try {
+    for (const { pets, dataDir } of folders)
+      results.push(await runEmbeddedSize(dataDir, pets, where.port, where.core, settings));
+    compared = await compareSizes(folders, where.port, where.core, settings);
+  } finally {
+    for (const { dataDir } of folders) rmSync(dataDir, { recursive: true, force: true });
+  }
   const lines = [
     `Settings: shared_buffers ${settings.sharedBuffers}, max_wal_size ${settings.maxWalSize}, min_wal_size ${settings.minWalSize}`,
     `First start on an empty folder: ${first.seconds.toFixed(1)} s, peak RSS ${first.peakMiB} MiB, then ${first.steadyMiB} MiB`,
@@ -34,6 +52,8 @@ export async function runEmbeddedPhase(
           .map((r) => `${ms(r.ops[i]?.p50 ?? NaN)} / ${ms(r.ops[i]?.p99 ?? NaN)}`)
           .join(' | ')} |`,
     ),
+    `| load average as the operations were timed | ${results.map((r) => r.loadAverage.toFixed(1)).join(' | ')} |`,
+    ...comparisonRows(compared),
     `| worst getPet across the first purge and maintenance (ms) | ${results.map((r) => ms(r.worstDuringPurgeMs)).join(' | ')} |`,
     `| load, service stopped (s) | ${results.map((r) => r.loadSeconds.toFixed(1)).join(' | ')} |`,
     `| cold start / warm start (s) | ${results.map((r) => `${r.coldStartSeconds.toFixed(1)} / ${r.warmStartSeconds.toFixed(1)}`).join(' | ')} |`,
@@ -46,4 +66,26 @@ export async function runEmbeddedPhase(
     `bench/results/embedded-${sizes.join('-')}-${settings.sharedBuffers}.md`,
     `${report}\n`,
   );
+}
+
+/**
+ * The sizes side by side, interleaved, with each one's p50 over the first size's: the figure
+ * the 2× target is about.
+ */
+function comparisonRows(compared: SizeComparison): string[] {
+  const [first] = compared.sizes;
+  return [
+    `| **interleaved** (load average ${compared.loadAverage.toFixed(1)}) | ${compared.sizes.map(() => '').join(' | ')} |`,
+    ...(first?.ops ?? []).map(
+      (op, i) =>
+        `| ${op.name} p50 / p99 (ms), p50 ratio | ${compared.sizes
+          .map((size) => {
+            const timing = size.ops[i];
+            const ratio = (timing?.p50 ?? NaN) / op.p50;
+            return `${ms(timing?.p50 ?? NaN)} / ${ms(timing?.p99 ?? NaN)}, ${ratio.toFixed(1)}×`;
+          })
+          .join(' | ')} |`,
+    ),
+    `| RSS after the interleaved operations (MiB) | ${compared.sizes.map((size) => size.rssMiB).join(' | ')} |`,
+  ];
 }
