@@ -37,9 +37,9 @@ export async function openConfiguredDatabase(
 
 /**
  * For an absent or empty data folder, the migrated empty database the build made: PGlite
- * unpacks it instead of running initdb, whose second WebAssembly instance took ~700 MiB the
- * process kept and most of a minute on a busy machine. Without it (a tsx run, migrations changed
- * since the build) PGlite runs initdb as before. A folder with anything in it is PGlite's to
+ * unpacks it instead of running initdb, whose second WebAssembly instance took ~770 MiB the
+ * process kept and 7-32 s on a busy machine. Without one for these migrations (a tsx run where
+ * the tests have not made it, migrations changed since the build) PGlite runs initdb as before. A folder with anything in it is PGlite's to
  * judge: it would unpack over it.
  */
 export async function emptyFolderArchive(
@@ -52,7 +52,7 @@ export async function emptyFolderArchive(
   if (!found) {
     logger?.warn(
       { dataDir, archive: file },
-      'embedded database: empty data folder and no migrated archive for these migrations (npm run build makes it): running initdb, which is slow and takes ~700 MiB this process keeps',
+      'embedded database: empty data folder and no migrated archive for these migrations (npm run build makes it): running initdb, which is slow and takes ~770 MiB this process keeps',
     );
     return undefined;
   }
