@@ -53,6 +53,7 @@ export default tseslint.config(
       'coverage/',
       'client/generated/',
       '.scratch/',
+      'empty-database/',
     ],
   },
   js.configs.recommended,

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 import { inCI } from './tests/helpers/ci.js';
 import { PGBOUNCER_BIN } from './tests/helpers/pgbouncer.js';
@@ -40,8 +41,17 @@ const POOLED_TESTS = [
   'tests/db/transactions.test.ts',
 ];
 
+/**
+ * Most test files spend their time waiting on what they started (a service process, a proxy,
+ * a database) rather than on the CPU, so one file more than there are cores keeps the cores
+ * busy. vitest's default, one less than the cores, ran the files one at a time on a 2-core
+ * machine (docs/performance.md, "The test suite's time").
+ */
+const WORKERS = availableParallelism() + 1;
+
 export default defineConfig({
   test: {
+    maxWorkers: WORKERS,
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [

@@ -52,7 +52,7 @@ async function prepareDatabase(
  */
 export async function serve(config: Config, logger: Logger): Promise<void> {
   const keysSocket = await embeddedKeysSocket(config, logger);
-  const database = await openConfiguredDatabase(config);
+  const database = await openConfiguredDatabase(config, config.DATABASE_POOL_MAX, logger);
   const preparation = await prepare(
     () => prepareDatabase(database, config, logger),
     logger,

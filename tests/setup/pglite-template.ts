@@ -1,27 +1,14 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { openDatabase } from '../../db/client.js';
+import { makeEmptyDatabase } from '../../db/embedded/empty-database.js';
 
 /**
- * The pglite project's template: one in-memory database, migrated and dumped as the service's
- * backups are, that every test file's database is unpacked from (tests/helpers/database.ts).
+ * The pglite project's template: the migrated empty database the build makes, made here for the
+ * repository's tsx runs (empty-database/, kept between runs while the migrations and PGlite do
+ * not change). Every test file's in-memory database is unpacked from it
+ * (tests/helpers/database.ts), and a service the tests start on an empty folder fills the folder
+ * from it, as the built service does, instead of running initdb.
  */
-export default async function setup(project: TestProject): Promise<() => void> {
-  const handle = await openDatabase({ kind: 'pglite', dataDir: 'memory://' });
-  const folder = mkdtempSync(join(tmpdir(), 'petstore-template-'));
-  try {
-    await handle.migrate();
-    const archive = await handle.dump?.();
-    if (!archive) throw new Error('the embedded database could not be dumped');
-    const file = join(folder, 'template.tar.gz');
-    writeFileSync(file, Buffer.from(await archive.arrayBuffer()));
-    project.provide('pgliteTemplate', file);
-  } finally {
-    await handle.close();
-  }
-  return () => {
-    rmSync(folder, { recursive: true, force: true });
-  };
+export default async function setup(project: TestProject): Promise<void> {
+  const { file } = await makeEmptyDatabase();
+  project.provide('pgliteTemplate', file);
 }

@@ -193,8 +193,8 @@ export function createRequestHandler(deps: HandlerDeps) {
   return (req: IncomingMessage, res: ServerResponse): void => {
     const state = createRequestState(req, stateOptions);
     // 'close' rather than 'finish': a client that leaves early (an event stream it stops
-    // following) is logged too, marked as aborted.
-    res.once('close', () => {
+    // following) is logged too, marked as aborted. `on`: a response closes once.
+    res.on('close', () => {
       const durationMs = performance.now() - state.startedAt;
       requestDuration.observe(
         {

@@ -31,7 +31,8 @@ export function trackInFlight(server: Server): InFlight {
       const socket = req.socket as TrackedSocket;
       socket[CURRENT] = res;
       // Cleared when it ends, so an idle keep-alive connection does not hold a finished request.
-      res.once('close', () => {
+      // A response closes once, so `on` does what `once` would without its wrapper per request.
+      res.on('close', () => {
         if (socket[CURRENT] === res) socket[CURRENT] = undefined;
       });
     },
