@@ -78,9 +78,13 @@ const CHURN_TIMEOUT_MS = 120_000;
 describe('the inventory under concurrent writers, in-process', () => {
   const server = useTestServer();
 
-  it('equals a full count after every kind of change from many writers at once', async () => {
-    await churnAndCompare([server.api], server.database.handle.db);
-  }, CHURN_TIMEOUT_MS);
+  it(
+    'equals a full count after every kind of change from many writers at once',
+    async () => {
+      await churnAndCompare([server.api], server.database.handle.db);
+    },
+    CHURN_TIMEOUT_MS,
+  );
 });
 
 const KEY = 'inventory-concurrency-key-0123456789';
