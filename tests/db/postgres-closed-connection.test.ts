@@ -1,6 +1,6 @@
 import { EventEmitter, once } from 'node:events';
 import { createRequire } from 'node:module';
-import { connect, type Socket } from 'node:net';
+import { connect, Socket } from 'node:net';
 import postgres from 'postgres';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { describeOnPostgres, postgresTarget } from '../helpers/database.js';
@@ -17,7 +17,8 @@ import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
  * Third part: a query waiting behind a busy reserved connection was never answered nor
  * rejected once the connection closed, and held its caller (the event feed) for good. Fourth
  * (porsager/postgres #1195): a reserve waiting for a connection when one closed was dropped once
- * that connection opened again, and a transaction (the feed's read) waited forever.
+ * that connection opened again, and a transaction (the feed's read) waited forever. Fifth
+ * (#1192): a connection lost while it read the array types ended the process.
  */
 const drivers = {
   'ES module': postgres,
@@ -182,6 +183,50 @@ describeOnPostgres('postgres.js when its connections are cut', () => {
           reserved.release();
           expect(await single`select 3 as three`).toEqual([{ three: 3 }]);
         } finally {
+          await single.end({ timeout: 1 });
+        }
+      });
+
+      it('keeps the process when a connection is lost while it reads the types', async () => {
+        const unhandled: unknown[] = [];
+        const record = (reason: unknown) => unhandled.push(reason);
+        process.on('unhandledRejection', record);
+        const url = new URL(postgresTarget().url);
+        let opened = 0;
+        const options = {
+          max: 1,
+          connect_timeout: 2,
+          backoff: () => 0.05,
+          onnotice: () => undefined,
+          // The first connection is reset once it asks for the array types, its first query.
+          socket: () =>
+            new Promise<Socket>((resolve, reject) => {
+              const socket = connect(Number(url.port || 5432), url.hostname, () => {
+                resolve(socket);
+              });
+              socket.once('error', reject);
+              if (opened++ > 0) return;
+              const write = (chunk: Buffer) => Socket.prototype.write.call(socket, chunk);
+              Object.assign(socket, {
+                write: (chunk: Buffer) => {
+                  if (chunk.includes('pg_type')) {
+                    setImmediate(() =>
+                      socket.destroy(Object.assign(new Error('reset'), { code: 'ECONNRESET' })),
+                    );
+                  }
+                  return write(chunk);
+                },
+              });
+            }),
+        };
+        const single = connectTo(url.toString(), options);
+        try {
+          await expect(single`select 1`).rejects.toMatchObject({ code: 'ECONNRESET' });
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          expect(unhandled).toEqual([]);
+          expect(await single`select 2 as two`).toEqual([{ two: 2 }]);
+        } finally {
+          process.off('unhandledRejection', record);
           await single.end({ timeout: 1 });
         }
       });
