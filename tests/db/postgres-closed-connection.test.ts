@@ -1,6 +1,6 @@
 import { EventEmitter, once } from 'node:events';
 import { createRequire } from 'node:module';
-import { connect, type Socket } from 'node:net';
+import { connect, Socket } from 'node:net';
 import postgres from 'postgres';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { describeOnPostgres, postgresTarget } from '../helpers/database.js';
@@ -15,18 +15,35 @@ import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
  * through a proxy to the test server and cut it; unpatched, the process dies here. Both copies
  * the package installs for Node run: the ES module the service uses and the CommonJS one.
  * Third part: a query waiting behind a busy reserved connection was never answered nor
- * rejected once the connection closed, and held its caller (the event feed) for good.
+ * rejected once the connection closed, and held its caller (the event feed) for good. Fourth
+ * (porsager/postgres #1195): a reserve waiting for a connection when one closed was dropped once
+ * that connection opened again, and a transaction (the feed's read) waited forever. Fifth
+ * (#1192): a connection lost while it read the array types ended the process.
  */
 const drivers = {
   'ES module': postgres,
   CommonJS: createRequire(import.meta.url)('postgres') as typeof postgres,
 };
 
+/** `promise`, or a failure after `ms`: a promise that never settles fails the test, not the run. */
+function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      reject(new Error(`not settled within ${ms} ms`));
+    }, ms);
+  });
+  return Promise.race([promise, late]).finally(() => {
+    clearTimeout(timer);
+  });
+}
+
 describeOnPostgres('postgres.js when its connections are cut', () => {
   describe.each(Object.entries(drivers))(
     'postgres.js (%s) when its connections are cut',
     (_, connectTo) => {
       let proxy: TcpProxy;
+      let proxied: string;
       let sql: postgres.Sql;
       let closed: Promise<void>;
 
@@ -35,9 +52,10 @@ describeOnPostgres('postgres.js when its connections are cut', () => {
         proxy = await startTcpProxy(url.hostname, Number(url.port || 5432));
         url.hostname = '127.0.0.1';
         url.port = String(proxy.port);
+        proxied = url.toString();
         const closes = new EventEmitter();
         closed = once(closes, 'close').then(() => undefined);
-        sql = connectTo(url.toString(), {
+        sql = connectTo(proxied, {
           max: 2,
           connect_timeout: 2,
           onnotice: () => undefined,
@@ -87,6 +105,49 @@ describeOnPostgres('postgres.js when its connections are cut', () => {
         reserved.release();
       }, 10_000);
 
+      it('hands a reserve that waited through a cut the connection that opens after it', async () => {
+        const closes = new EventEmitter();
+        // One connection, opened again a second after it closed: the database is back by then,
+        // as when it returns within the service's reconnection delay.
+        const single = connectTo(proxied, {
+          max: 1,
+          backoff: () => 1,
+          onnotice: () => undefined,
+          onclose: () => closes.emit('close'),
+        });
+        try {
+          const holder = await single.reserve();
+          // The only connection is reserved: this reserve waits in the pool's queue.
+          const waiting = single.reserve();
+          const closed = once(closes, 'close');
+          await proxy.cut();
+          await closed;
+          await proxy.restore();
+          const reserved = await within(waiting, 5_000);
+          expect(await reserved`select 1 as one`).toEqual([{ one: 1 }]);
+          reserved.release();
+          holder.release();
+        } finally {
+          await single.end({ timeout: 1 });
+        }
+      });
+
+      it('loses no connection to a reserve that a failed connect rejected', async () => {
+        const single = connectTo(proxied, {
+          max: 1,
+          backoff: () => 0.05,
+          onnotice: () => undefined,
+        });
+        try {
+          await proxy.cut();
+          await expect(single.reserve()).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+          await proxy.restore();
+          expect(await within(single`select 1 as one`, 5_000)).toEqual([{ one: 1 }]);
+        } finally {
+          await single.end({ timeout: 1 });
+        }
+      });
+
       it('connects again after a cut that dropped a buffered write', async () => {
         const sockets: Socket[] = [];
         const url = new URL(postgresTarget().url);
@@ -122,6 +183,50 @@ describeOnPostgres('postgres.js when its connections are cut', () => {
           reserved.release();
           expect(await single`select 3 as three`).toEqual([{ three: 3 }]);
         } finally {
+          await single.end({ timeout: 1 });
+        }
+      });
+
+      it('keeps the process when a connection is lost while it reads the types', async () => {
+        const unhandled: unknown[] = [];
+        const record = (reason: unknown) => unhandled.push(reason);
+        process.on('unhandledRejection', record);
+        const url = new URL(postgresTarget().url);
+        let opened = 0;
+        const options = {
+          max: 1,
+          connect_timeout: 2,
+          backoff: () => 0.05,
+          onnotice: () => undefined,
+          // The first connection is reset once it asks for the array types, its first query.
+          socket: () =>
+            new Promise<Socket>((resolve, reject) => {
+              const socket = connect(Number(url.port || 5432), url.hostname, () => {
+                resolve(socket);
+              });
+              socket.once('error', reject);
+              if (opened++ > 0) return;
+              const write = (chunk: Buffer) => Socket.prototype.write.call(socket, chunk);
+              Object.assign(socket, {
+                write: (chunk: Buffer) => {
+                  if (chunk.includes('pg_type')) {
+                    setImmediate(() =>
+                      socket.destroy(Object.assign(new Error('reset'), { code: 'ECONNRESET' })),
+                    );
+                  }
+                  return write(chunk);
+                },
+              });
+            }),
+        };
+        const single = connectTo(url.toString(), options);
+        try {
+          await expect(single`select 1`).rejects.toMatchObject({ code: 'ECONNRESET' });
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          expect(unhandled).toEqual([]);
+          expect(await single`select 2 as two`).toEqual([{ two: 2 }]);
+        } finally {
+          process.off('unhandledRejection', record);
           await single.end({ timeout: 1 });
         }
       });
