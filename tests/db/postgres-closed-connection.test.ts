@@ -1,9 +1,14 @@
 import { EventEmitter, once } from 'node:events';
-import { createRequire } from 'node:module';
-import { connect, Socket } from 'node:net';
-import postgres from 'postgres';
+import { Socket } from 'node:net';
+import type postgres from 'postgres';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { describeOnPostgres, postgresTarget } from '../helpers/database.js';
+import {
+  connectionReset,
+  POSTGRES_DRIVERS,
+  socketsTo,
+  within,
+} from '../helpers/postgres-driver.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
 /**
@@ -20,26 +25,8 @@ import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
  * that connection opened again, and a transaction (the feed's read) waited forever. Fifth
  * (#1192): a connection lost while it read the array types ended the process.
  */
-const drivers = {
-  'ES module': postgres,
-  CommonJS: createRequire(import.meta.url)('postgres') as typeof postgres,
-};
-
-/** `promise`, or a failure after `ms`: a promise that never settles fails the test, not the run. */
-function within<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      reject(new Error(`not settled within ${ms} ms`));
-    }, ms);
-  });
-  return Promise.race([promise, late]).finally(() => {
-    clearTimeout(timer);
-  });
-}
-
 describeOnPostgres('postgres.js when its connections are cut', () => {
-  describe.each(Object.entries(drivers))(
+  describe.each(Object.entries(POSTGRES_DRIVERS))(
     'postgres.js (%s) when its connections are cut',
     (_, connectTo) => {
       let proxy: TcpProxy;
@@ -151,20 +138,11 @@ describeOnPostgres('postgres.js when its connections are cut', () => {
       it('connects again after a cut that dropped a buffered write', async () => {
         const sockets: Socket[] = [];
         const url = new URL(postgresTarget().url);
-        // `socket` (README: "Custom socket") is missing from the package's types; it hands the
-        // test the connection's socket, to close it at a chosen moment.
         const options = {
           max: 1,
           connect_timeout: 2,
           onnotice: () => undefined,
-          socket: () =>
-            new Promise<Socket>((resolve, reject) => {
-              const socket = connect(Number(url.port || 5432), url.hostname, () => {
-                resolve(socket);
-              });
-              socket.once('error', reject);
-              sockets.push(socket);
-            }),
+          socket: socketsTo(url, (socket) => sockets.push(socket)),
         };
         const single = connectTo(url.toString(), options);
         try {
@@ -199,25 +177,17 @@ describeOnPostgres('postgres.js when its connections are cut', () => {
           backoff: () => 0.05,
           onnotice: () => undefined,
           // The first connection is reset once it asks for the array types, its first query.
-          socket: () =>
-            new Promise<Socket>((resolve, reject) => {
-              const socket = connect(Number(url.port || 5432), url.hostname, () => {
-                resolve(socket);
-              });
-              socket.once('error', reject);
-              if (opened++ > 0) return;
-              const write = (chunk: Buffer) => Socket.prototype.write.call(socket, chunk);
-              Object.assign(socket, {
-                write: (chunk: Buffer) => {
-                  if (chunk.includes('pg_type')) {
-                    setImmediate(() =>
-                      socket.destroy(Object.assign(new Error('reset'), { code: 'ECONNRESET' })),
-                    );
-                  }
-                  return write(chunk);
-                },
-              });
-            }),
+          socket: socketsTo(url, (socket) => {
+            if (opened++ > 0) return;
+            const write = (chunk: Buffer) => Socket.prototype.write.call(socket, chunk);
+            Object.assign(socket, {
+              write: (chunk: Buffer) => {
+                if (chunk.includes('pg_type'))
+                  setImmediate(() => socket.destroy(connectionReset()));
+                return write(chunk);
+              },
+            });
+          }),
         };
         const single = connectTo(url.toString(), options);
         try {

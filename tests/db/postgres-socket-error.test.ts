@@ -1,8 +1,12 @@
-import { createRequire } from 'node:module';
-import { connect, type Socket } from 'node:net';
-import postgres from 'postgres';
+import type { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { describeOnPostgres, postgresTarget } from '../helpers/database.js';
+import {
+  connectionReset,
+  POSTGRES_DRIVERS,
+  socketsTo,
+  within,
+} from '../helpers/postgres-driver.js';
 
 /**
  * patches/postgres+3.4.9.patch: a socket that fails (a reset) reports its error at once and
@@ -13,43 +17,16 @@ import { describeOnPostgres, postgresTarget } from '../helpers/database.js';
  * connection too: once reconnected it waited for the rollback's reply). Both copies the
  * package installs for Node run: the ES module the service uses and the CommonJS one.
  */
-const drivers = {
-  'ES module': postgres,
-  CommonJS: createRequire(import.meta.url)('postgres') as typeof postgres,
-};
-
-/** `promise`, or a failure after `ms`: a promise that never settles fails the test, not the run. */
-function within<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      reject(new Error(`not settled within ${ms} ms`));
-    }, ms);
-  });
-  return Promise.race([promise, late]).finally(() => {
-    clearTimeout(timer);
-  });
-}
-
 describeOnPostgres('postgres.js when a socket fails', () => {
-  describe.each(Object.entries(drivers))('postgres.js (%s)', (_, connectTo) => {
+  describe.each(Object.entries(POSTGRES_DRIVERS))('postgres.js (%s)', (_, connectTo) => {
     it('rejects a query sent between the socket’s error and its close', async () => {
       const sockets: Socket[] = [];
       const url = new URL(postgresTarget().url);
-      // `socket` (README: "Custom socket") is missing from the package's types; it hands the
-      // test the connection's socket, to reset it at a chosen moment.
       const options = {
         max: 1,
         connect_timeout: 2,
         onnotice: () => undefined,
-        socket: () =>
-          new Promise<Socket>((resolve, reject) => {
-            const socket = connect(Number(url.port || 5432), url.hostname, () => {
-              resolve(socket);
-            });
-            socket.once('error', reject);
-            sockets.push(socket);
-          }),
+        socket: socketsTo(url, (socket) => sockets.push(socket)),
       };
       const single = connectTo(url.toString(), options);
       try {
@@ -57,7 +34,7 @@ describeOnPostgres('postgres.js when a socket fails', () => {
         await reserved`select 1`;
         const failing = reserved`select pg_sleep(30)`;
         setImmediate(() => {
-          sockets[0]?.destroy(Object.assign(new Error('reset'), { code: 'ECONNRESET' }));
+          sockets[0]?.destroy(connectionReset());
         });
         // As postgresTransaction does: the rollback follows the failure at once.
         const rollback = failing.then(
