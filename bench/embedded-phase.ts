@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startNodeFlags } from '../scripts/start-flags.js';
 import { DEFAULT_EMBEDDED_SETTINGS, type EmbeddedSettings } from '../db/embedded/settings.js';
-import { folderMiB, loadEmbeddedFolder } from './embedded-load.js';
+import { folderMiB, loadEmbeddedFolder, refillEvents } from './embedded-load.js';
 import { pinned, startProcess, stop, waitUntilAnswering } from './processes.js';
 import {
   BENCH_KEY,
@@ -57,15 +57,17 @@ export interface EmbeddedResult {
   /** The one-minute load average when the operations were timed: what else the cores ran. */
   loadAverage: number;
   worstDuringPurgeMs: number;
-  folderMiB: number;
+  /** The folder as the load left it, after the service's purge, and after a refill. */
+  folderMiB: { loaded: number; purged: number; refilled: number };
   walMiB: number;
 }
 
 /**
  * One size: load a folder with the service stopped, start the service on it (cold), time each
  * operation alone, probe getPet every 20 ms across the first purge and maintenance round (a
- * minute after start), restart (warm), and measure the folder. The folder stays, for the
- * comparison of sizes that follows (the caller removes it).
+ * minute after start), restart (warm), and measure the folder: as loaded, after the purge, and
+ * after as many events as the purge removed were added again with the service stopped. The
+ * folder stays, for the comparison of sizes that follows (the caller removes it).
  */
 export async function runEmbeddedSize(
   dataDir: string,
@@ -77,6 +79,7 @@ export async function runEmbeddedSize(
   const children = new Set<ChildProcess>();
   try {
     const loadSeconds = await loadEmbeddedFolder(dataDir, pets, settings);
+    const loadedMiB = folderMiB(dataDir);
     const origin = `http://127.0.0.1:${port}`;
     const cold = await startService(dataDir, port, settings, core);
     children.add(cold.child);
@@ -99,6 +102,9 @@ export async function runEmbeddedSize(
     const warm = await startService(dataDir, port, settings, core);
     children.add(warm.child);
     await stop(warm.child);
+    const purgedMiB = folderMiB(dataDir);
+    // Half the loaded events are past the retention: the purge removed that many.
+    await refillEvents(dataDir, Math.floor(pets / 2), settings);
     return {
       pets,
       loadSeconds,
@@ -110,7 +116,7 @@ export async function runEmbeddedSize(
       ops: results,
       loadAverage,
       worstDuringPurgeMs: worst,
-      folderMiB: folderMiB(dataDir),
+      folderMiB: { loaded: loadedMiB, purged: purgedMiB, refilled: folderMiB(dataDir) },
       walMiB: folderMiB(join(dataDir, 'pg_wal')),
     };
   } finally {

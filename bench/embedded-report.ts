@@ -9,6 +9,7 @@ import {
   type EmbeddedResult,
   type SizeComparison,
 } from './embedded-phase.js';
+import { postgresDatabaseMiB } from './embedded-load.js';
 
 /** What PGlite runs with when nothing is set: PostgreSQL's defaults. */
 export const POSTGRES_DEFAULTS: EmbeddedSettings = {
@@ -23,7 +24,7 @@ const ms = (value: number) => value.toFixed(value < 10 ? 2 : 0);
 export async function runEmbeddedPhase(
   sizes: number[],
   settings: EmbeddedSettings,
-  where: { port: number; core: number },
+  where: { port: number; core: number; postgresUrl: string },
 ): Promise<void> {
   const first = await firstStartOnEmptyFolder(where.port, where.core, settings);
   process.stdout.write(`${JSON.stringify({ firstStart: first })}\n`);
@@ -40,6 +41,8 @@ export async function runEmbeddedPhase(
   } finally {
     for (const { dataDir } of folders) rmSync(dataDir, { recursive: true, force: true });
   }
+  const postgresMiB: number[] = [];
+  for (const pets of sizes) postgresMiB.push(await postgresDatabaseMiB(where.postgresUrl, pets));
   const lines = [
     `Settings: shared_buffers ${settings.sharedBuffers}, max_wal_size ${settings.maxWalSize}, min_wal_size ${settings.minWalSize}`,
     `First start on an empty folder: ${first.seconds.toFixed(1)} s, peak RSS ${first.peakMiB} MiB, then ${first.steadyMiB} MiB`,
@@ -58,7 +61,9 @@ export async function runEmbeddedPhase(
     `| load, service stopped (s) | ${results.map((r) => r.loadSeconds.toFixed(1)).join(' | ')} |`,
     `| cold start / warm start (s) | ${results.map((r) => `${r.coldStartSeconds.toFixed(1)} / ${r.warmStartSeconds.toFixed(1)}`).join(' | ')} |`,
     `| RSS: start peak / steady / peak (MiB) | ${results.map((r) => `${r.firstStartPeakMiB} / ${r.steadyRssMiB} / ${r.peakRssMiB}`).join(' | ')} |`,
-    `| folder / of which WAL (MiB) | ${results.map((r) => `${r.folderMiB.toFixed(0)} / ${r.walMiB.toFixed(0)}`).join(' | ')} |`,
+    `| folder as loaded / after the purge / after a refill of as many events (MiB) | ${results.map(({ folderMiB: f }) => `${f.loaded.toFixed(0)} / ${f.purged.toFixed(0)} / ${f.refilled.toFixed(0)}`).join(' | ')} |`,
+    `| of which WAL, after the refill (MiB) | ${results.map((r) => r.walMiB.toFixed(0)).join(' | ')} |`,
+    `| PostgreSQL database of the same data as loaded (MiB); folder as loaded over it | ${results.map((r, i) => `${(postgresMiB[i] ?? NaN).toFixed(0)}; ${(r.folderMiB.loaded / (postgresMiB[i] ?? NaN)).toFixed(2)}×`).join(' | ')} |`,
   ];
   const report = lines.join('\n');
   process.stdout.write(`${report}\n`);

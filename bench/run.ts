@@ -71,7 +71,7 @@ if (args.embedded) {
     args.embedded.split(',').map(Number),
     args['pglite-defaults'] ? POSTGRES_DEFAULTS : DEFAULT_EMBEDDED_SETTINGS,
     // A port of its own: another bench's service on SERVICE_PORT would answer for it.
-    { port: EMBEDDED_PORT, core: serverCore },
+    { port: EMBEDDED_PORT, core: serverCore, postgresUrl: args.database },
   );
   process.exit(0);
 }

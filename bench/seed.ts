@@ -18,12 +18,8 @@ export function parsePetCount(text: string, connections: number): number {
   return pets;
 }
 
-/** A fresh database of `pets` pets with mixed statuses, migrated like production. */
-export async function seedBenchDatabase(
-  serverUrl: string,
-  name: string,
-  pets: number,
-): Promise<string> {
+/** An empty database `name` on the server at `serverUrl` (dropped first if it exists): its URL. */
+export async function freshDatabase(serverUrl: string, name: string): Promise<string> {
   const admin = postgres(serverUrl, { max: 1, onnotice: () => undefined });
   try {
     await admin.unsafe(`drop database if exists "${name}" with (force)`);
@@ -33,8 +29,27 @@ export async function seedBenchDatabase(
   }
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
-  await migratePostgres(url.toString());
-  const db = postgres(url.toString(), { max: 1, onnotice: () => undefined });
+  return url.toString();
+}
+
+export async function dropDatabase(serverUrl: string, name: string): Promise<void> {
+  const admin = postgres(serverUrl, { max: 1, onnotice: () => undefined });
+  try {
+    await admin.unsafe(`drop database if exists "${name}" with (force)`);
+  } finally {
+    await admin.end();
+  }
+}
+
+/** A fresh database of `pets` pets with mixed statuses, migrated like production. */
+export async function seedBenchDatabase(
+  serverUrl: string,
+  name: string,
+  pets: number,
+): Promise<string> {
+  const url = await freshDatabase(serverUrl, name);
+  await migratePostgres(url);
+  const db = postgres(url, { max: 1, onnotice: () => undefined });
   try {
     await db`
       insert into pets (name, category_id, status)
@@ -47,7 +62,7 @@ export async function seedBenchDatabase(
   } finally {
     await db.end();
   }
-  return url.toString();
+  return url;
 }
 
 /**
