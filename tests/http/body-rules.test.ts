@@ -1,5 +1,9 @@
+import { IncomingMessage } from 'node:http';
+import { connect, Socket } from 'node:net';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
+import { TRPCError } from '@trpc/server';
 import { describe, expect, it } from 'vitest';
+import { readJsonBody } from '../../server/surfaces/http/pipeline/body.js';
 import type { ApiResponse } from '../helpers/http.js';
 import { TEST_KEY, useTestServer } from '../helpers/server.js';
 
@@ -141,5 +145,37 @@ describe('query parameters on /trpc', () => {
     expect((await list(`batch=1&input=${encodeURIComponent('{"0":{"limit":1}}')}`)).status).toBe(
       200,
     );
+  });
+});
+
+describe('a body cut short by a client that leaves', () => {
+  it('is logged once as aborted, never as a server error', async () => {
+    const socket = connect(Number(new URL(server.origin).port), '127.0.0.1');
+    socket.on('error', () => undefined);
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write(
+      `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_KEY}\r\n` +
+        'X-Request-Id: cut-body-1\r\nContent-Type: application/json\r\n' +
+        'Content-Length: 1000\r\n\r\n{"name":"Cut',
+    );
+    // Whether the service is reading the body or not there yet, the outcome is the same.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    socket.destroy();
+    const lines = () => server.logs.filter((line) => line.reqId === 'cut-body-1');
+    await expect.poll(lines).toEqual([expect.objectContaining({ aborted: true })]);
+    // The request's line comes as the connection closes; an error line would come after it.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(lines()).toHaveLength(1);
+  });
+
+  it('is CLIENT_CLOSED_REQUEST when the client left before the reading began', async () => {
+    const req = new IncomingMessage(new Socket());
+    req.headers = { 'content-type': 'application/json', 'content-length': '10' };
+    req.destroy();
+    // Its close has passed: no event the reading could wait for is still to come.
+    await new Promise((resolve) => req.once('close', resolve));
+    const error = await readJsonBody(req).catch((cause: unknown) => cause);
+    expect(error).toBeInstanceOf(TRPCError);
+    expect((error as TRPCError).code).toBe('CLIENT_CLOSED_REQUEST');
   });
 });

@@ -5,6 +5,8 @@ import type { IncomingMessage } from 'node:http';
  * last `X-Forwarded-For` entry, the one the proxy itself appended (earlier entries are the
  * client's to write); otherwise the connection's peer. An IPv6 address stands for its /64, the
  * block one subscriber is usually given, so that rotating through it does not buy new budgets.
+ * Not proxy-addr: it parses every entry, the client's own too, to reach the one needed here
+ * (55 µs against 0.13 for 7.8 kB of them; docs/performance.md, "Hand-written HTTP pieces").
  */
 export function clientAddress(req: IncomingMessage, trustProxy: boolean): string {
   const header = trustProxy ? req.headers['x-forwarded-for'] : undefined;

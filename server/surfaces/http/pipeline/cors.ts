@@ -16,6 +16,9 @@ const PREFLIGHT_MAX_AGE_SECONDS = '600';
  * the request carries) and returns true for a preflight, which the caller answers with an empty
  * 204: browsers send preflights without credentials, so they must not meet authentication.
  * Other origins get no CORS headers, and the browser keeps our answers from their scripts.
+ * Not the cors package: it sets its headers on the response one by one, outside the object
+ * every answer is sent with, answers any OPTIONS as a preflight, and costs 2 µs more a request
+ * (docs/performance.md, "Hand-written HTTP pieces").
  */
 export function createCors(
   origins: readonly string[],

@@ -131,7 +131,11 @@ function serveAsset(item: Asset, extraHeaders: Record<string, string> = {}): Ser
   };
 }
 
-/** The API reference page (Swagger UI from the swagger-ui-dist package, no CDN) and its assets. */
+/**
+ * The API reference page (Swagger UI from the swagger-ui-dist package, no CDN) and its assets,
+ * held in memory: send (serve-static) stats and streams each file per request, at two to three
+ * times the CPU, and compresses nothing (docs/performance.md, "Hand-written HTTP pieces").
+ */
 export function docsRoutes(openApiDocument: { servers?: { url: string }[] }): [string, Serve][] {
   const file = (name: string) => readFileSync(join(swaggerUiDir, name));
   const assets = {
