@@ -22,17 +22,36 @@ export interface TableActivity {
   pages: number;
   modifiedSinceAnalyze: number;
   deadRows: number;
+  /** The table's columns, quoted for SQL. */
+  columns: string[];
 }
 
 export interface MaintenanceStep {
   table: string;
   action: 'vacuum' | 'analyze';
+  /**
+   * Analyze these columns only. ANALYZE with a column list leaves the statistics of index
+   * expressions as they were, and those take the largest sample: the trigram index's, which tell
+   * the planner how rare a name is, read 30,000 rows where the columns read 3,000 (0015).
+   */
+  columns?: readonly string[];
 }
+
+/**
+ * When the steps run. At start no request waits yet, and a full ANALYZE may take its time; in a
+ * round every request waits for the statement running, so an ANALYZE takes the columns only.
+ * Name statistics are fractions of a sample, which a growing store keeps; they are taken again
+ * at the next start that finds the table changed.
+ */
+export type MaintenanceMoment = 'start' | 'round';
 
 const activityQuery = sql`
   select c.relname as table, c.reltuples as estimated_rows, c.relpages as statistics_pages,
     (pg_relation_size(c.oid) / current_setting('block_size')::int)::int as pages,
-    s.n_mod_since_analyze::int as modified, s.n_dead_tup::int as dead
+    s.n_mod_since_analyze::int as modified, s.n_dead_tup::int as dead,
+    array(select quote_ident(a.attname) from pg_attribute a
+      where a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
+      order by a.attnum) as columns
   from pg_stat_user_tables s join pg_class c on c.oid = s.relid
   where s.schemaname = 'public'
   order by c.relname`;
@@ -48,6 +67,7 @@ export async function tableActivity(db: Database): Promise<TableActivity[]> {
     pages: number | string;
     modified: number | string;
     dead: number | string;
+    columns: string[];
   }>(db, activityQuery);
   return rows.map((row) => ({
     table: row.table,
@@ -56,6 +76,7 @@ export async function tableActivity(db: Database): Promise<TableActivity[]> {
     pages: Number(row.pages),
     modifiedSinceAnalyze: Number(row.modified),
     deadRows: Number(row.dead),
+    columns: row.columns,
   }));
 }
 
@@ -65,7 +86,10 @@ export async function tableActivity(db: Database): Promise<TableActivity[]> {
  * are seen through the table's size instead: statistics taken at another size are stale, and
  * pages nobody vacuumed may hold dead rows and lack the visibility map index-only scans need.
  */
-export function maintenanceSteps(tables: readonly TableActivity[]): MaintenanceStep[] {
+export function maintenanceSteps(
+  tables: readonly TableActivity[],
+  moment: MaintenanceMoment,
+): MaintenanceStep[] {
   const steps: MaintenanceStep[] = [];
   for (const table of tables) {
     const rows = Math.max(table.estimatedRows, 0);
@@ -81,7 +105,11 @@ export function maintenanceSteps(tables: readonly TableActivity[]): MaintenanceS
       neverAnalyzed ||
       table.modifiedSinceAnalyze > ANALYZE_THRESHOLD.rows + ANALYZE_THRESHOLD.scaleFactor * rows
     ) {
-      steps.push({ table: table.table, action: 'analyze' });
+      steps.push({
+        table: table.table,
+        action: 'analyze',
+        ...(moment === 'round' && { columns: table.columns }),
+      });
     }
   }
   return steps;
@@ -90,8 +118,19 @@ export function maintenanceSteps(tables: readonly TableActivity[]): MaintenanceS
 /** One step, one statement: PGlite serves nothing else while it runs. */
 export async function runMaintenanceStep(db: Database, step: MaintenanceStep): Promise<void> {
   const table = sql.identifier(step.table);
-  await db.execute(step.action === 'vacuum' ? sql`vacuum ${table}` : sql`analyze ${table}`);
+  if (step.action === 'vacuum') await db.execute(sql`vacuum ${table}`);
+  else if (step.columns)
+    await db.execute(sql`analyze ${table} (${sql.raw(step.columns.join(', '))})`);
+  else await db.execute(sql`analyze ${table}`);
 }
+
+/**
+ * Each table's `n_mod_since_analyze` as it stood at its last ANALYZE with a column list, per
+ * database: PostgreSQL resets that counter only after an ANALYZE of every column, so a round's
+ * own ANALYZE would be due again at the next round. In this process only, as PGlite's counters
+ * are: they start from zero at every open.
+ */
+const countedAtColumnAnalyze = new WeakMap<Database, Map<string, number>>();
 
 /**
  * Takes the steps due now, one statement each, and returns them with how long each took.
@@ -100,13 +139,25 @@ export async function runMaintenanceStep(db: Database, step: MaintenanceStep): P
  */
 export async function maintainTables(
   db: Database,
+  moment: MaintenanceMoment,
 ): Promise<(MaintenanceStep & { durationMs: number })[]> {
+  const counted = countedAtColumnAnalyze.get(db) ?? new Map<string, number>();
+  countedAtColumnAnalyze.set(db, counted);
+  const activity = await tableActivity(db);
+  const modified = new Map(activity.map((table) => [table.table, table.modifiedSinceAnalyze]));
+  const sinceOurs = activity.map((table) => ({
+    ...table,
+    modifiedSinceAnalyze: table.modifiedSinceAnalyze - (counted.get(table.table) ?? 0),
+  }));
   const done: (MaintenanceStep & { durationMs: number })[] = [];
-  for (const step of maintenanceSteps(await tableActivity(db))) {
+  for (const step of maintenanceSteps(sinceOurs, moment)) {
     await nextTurn();
     const started = performance.now();
     await runMaintenanceStep(db, step);
     done.push({ ...step, durationMs: Math.round(performance.now() - started) });
+    if (step.action === 'analyze') {
+      counted.set(step.table, step.columns ? (modified.get(step.table) ?? 0) : 0);
+    }
   }
   return done;
 }

@@ -18,7 +18,7 @@ export function startEmbeddedMaintenance(
   const everyMs = everySeconds * 1000;
   return runPeriodically(
     async () => {
-      const steps = await maintainTables(database.db);
+      const steps = await maintainTables(database.db, 'round');
       if (steps.length > 0) logger.info({ steps }, 'embedded database maintained');
     },
     { firstAfterMs: everyMs, everyMs },

@@ -38,7 +38,7 @@ async function prepareDatabase(
   if (database.kind === 'pglite') {
     // Before the first request: a folder filled while the service was stopped has no
     // statistics, and every list would scan it until the background maintenance came round.
-    const steps = await maintainTables(database.db);
+    const steps = await maintainTables(database.db, 'start');
     if (steps.length > 0) logger.info({ steps }, 'embedded database statistics refreshed');
   }
   const issued = await ensureApiKey(database, config.API_KEYS);
