@@ -67,8 +67,9 @@ export async function runEmbeddedPhase(
   ];
   const report = lines.join('\n');
   process.stdout.write(`${report}\n`);
+  // Dated, as the main phase's results are: an earlier run's file is what the docs cite.
   writeFileSync(
-    `bench/results/embedded-${sizes.join('-')}-${settings.sharedBuffers}.md`,
+    `bench/results/${new Date().toISOString().slice(0, 10)}-embedded-${sizes.join('-')}-${settings.sharedBuffers}.md`,
     `${report}\n`,
   );
 }
