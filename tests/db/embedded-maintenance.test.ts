@@ -65,7 +65,7 @@ describeOnEmbedded('maintainTables on PGlite', () => {
 
   it('analyzes the tables the migrations made, then has nothing left to do', async () => {
     const first = await maintainTables(database.handle.db, 'start');
-    expect(first.map((step) => step.table)).toContain('pets');
+    expect(first.map((step) => step.table)).toContain('orders');
     expect(await maintainTables(database.handle.db, 'start')).toEqual([]);
   });
 
