@@ -48,7 +48,19 @@ async function openStreams(options: StreamPhaseOptions, server: Server) {
   const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-  while (!out.includes('ready\n')) await once(child.stdout, 'data');
+  // A holder that stops before every stream opened would otherwise leave this waiting for good.
+  const exited = once(child, 'exit').then(([code]) => {
+    throw new Error(
+      `the stream holder for port ${server.port} exited with ${String(code)}: ${out.trim()}`,
+    );
+  });
+  exited.catch(() => undefined);
+  while (!out.includes('ready\n')) {
+    if (out.includes('failed')) {
+      throw new Error(`not every event stream opened on port ${server.port}: ${out.trim()}`);
+    }
+    await Promise.race([once(child.stdout, 'data'), exited]);
+  }
   return {
     /** What the streams saw since they opened or since the last call. */
     figures: async (): Promise<StreamFigures> => {

@@ -5,7 +5,10 @@ import { StringDecoder } from 'node:string_decoder';
  * Holds `count` event streams open against the service, in its own process on the load core.
  * `sampled` of them parse every event and record how long after it happened it arrived; the
  * rest only read. Prints `ready` once every stream is open, its figures as a JSON line on
- * SIGUSR2 (and starts counting afresh), and exits on SIGTERM.
+ * SIGUSR2 (and starts counting afresh), and exits on SIGTERM. A stream the server refuses
+ * (any status but 200) or a connection that fails is not open: once every request has been
+ * answered with some not open, it prints `failed` with the counts and exits 1, rather than
+ * announcing streams that are not there.
  * argv: JSON of { url, key, count, sampled }.
  */
 interface StreamsSpec {
@@ -20,6 +23,15 @@ const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
 let latencies: number[] = [];
 let open = 0;
 let ended = 0;
+let refused = 0;
+let failedToConnect = 0;
+
+/** Every request answered, one way or another, with some not open: say so and stop. */
+function checkAllAnswered(): void {
+  if (open + refused + failedToConnect < spec.count || open === spec.count) return;
+  process.stdout.write(`failed ${JSON.stringify({ open, refused, failedToConnect })}\n`);
+  process.exit(1);
+}
 
 function parse(frames: string): void {
   for (const line of frames.split('\n')) {
@@ -34,17 +46,25 @@ function openStream(index: number): void {
     agent,
     headers: { authorization: `Bearer ${spec.key}` },
   });
+  // Until the stream's first bytes, a failure means it never opened.
+  let opened = false;
   req.on('response', (res) => {
+    if (res.statusCode !== 200) {
+      refused++;
+      res.resume();
+      checkAllAnswered();
+      return;
+    }
     let pending = '';
-    let announced = false;
     // Only the sampled streams decode what they read: the rest stand for clients elsewhere, and
     // decoding a thousand copies of every event would spend the load core the bench needs.
     const sampled = index < spec.sampled;
     const decoder = new StringDecoder('utf8');
     res.on('data', (chunk: Buffer) => {
-      if (!announced) {
-        announced = true;
+      if (!opened) {
+        opened = true;
         if (++open === spec.count) process.stdout.write('ready\n');
+        else checkAllAnswered();
       }
       if (!sampled) return;
       pending += decoder.write(chunk);
@@ -55,7 +75,14 @@ function openStream(index: number): void {
     });
     res.on('end', () => ended++);
   });
-  req.on('error', () => ended++);
+  req.on('error', () => {
+    if (opened) {
+      ended++;
+      return;
+    }
+    failedToConnect++;
+    checkAllAnswered();
+  });
   req.end();
 }
 
