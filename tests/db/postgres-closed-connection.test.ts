@@ -2,13 +2,9 @@ import { EventEmitter, once } from 'node:events';
 import { Socket } from 'node:net';
 import type postgres from 'postgres';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { withTimeout } from '../../server/support/timeout.js';
 import { describeOnPostgres, postgresTarget } from '../helpers/database.js';
-import {
-  connectionReset,
-  POSTGRES_DRIVERS,
-  socketsTo,
-  within,
-} from '../helpers/postgres-driver.js';
+import { connectionReset, POSTGRES_DRIVERS, tracedConnection } from '../helpers/postgres-driver.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
 /**
@@ -110,7 +106,7 @@ describeOnPostgres('postgres.js when its connections are cut', () => {
           await proxy.cut();
           await closed;
           await proxy.restore();
-          const reserved = await within(waiting, 5_000);
+          const reserved = await withTimeout(waiting, 5_000);
           expect(await reserved`select 1 as one`).toEqual([{ one: 1 }]);
           reserved.release();
           holder.release();
@@ -129,22 +125,14 @@ describeOnPostgres('postgres.js when its connections are cut', () => {
           await proxy.cut();
           await expect(single.reserve()).rejects.toMatchObject({ code: 'ECONNREFUSED' });
           await proxy.restore();
-          expect(await within(single`select 1 as one`, 5_000)).toEqual([{ one: 1 }]);
+          expect(await withTimeout(single`select 1 as one`, 5_000)).toEqual([{ one: 1 }]);
         } finally {
           await single.end({ timeout: 1 });
         }
       });
 
       it('connects again after a cut that dropped a buffered write', async () => {
-        const sockets: Socket[] = [];
-        const url = new URL(postgresTarget().url);
-        const options = {
-          max: 1,
-          connect_timeout: 2,
-          onnotice: () => undefined,
-          socket: socketsTo(url, (socket) => sockets.push(socket)),
-        };
-        const single = connectTo(url.toString(), options);
+        const { sql: single, sockets } = tracedConnection(connectTo);
         try {
           const reserved = await single.reserve();
           await reserved`select 1`;
@@ -169,16 +157,11 @@ describeOnPostgres('postgres.js when its connections are cut', () => {
         const unhandled: unknown[] = [];
         const record = (reason: unknown) => unhandled.push(reason);
         process.on('unhandledRejection', record);
-        const url = new URL(postgresTarget().url);
-        let opened = 0;
-        const options = {
-          max: 1,
-          connect_timeout: 2,
+        const { sql: single } = tracedConnection(connectTo, {
           backoff: () => 0.05,
-          onnotice: () => undefined,
           // The first connection is reset once it asks for the array types, its first query.
-          socket: socketsTo(url, (socket) => {
-            if (opened++ > 0) return;
+          onOpen: (socket, index) => {
+            if (index > 0) return;
             const write = (chunk: Buffer) => Socket.prototype.write.call(socket, chunk);
             Object.assign(socket, {
               write: (chunk: Buffer) => {
@@ -187,9 +170,8 @@ describeOnPostgres('postgres.js when its connections are cut', () => {
                 return write(chunk);
               },
             });
-          }),
-        };
-        const single = connectTo(url.toString(), options);
+          },
+        });
         try {
           await expect(single`select 1`).rejects.toMatchObject({ code: 'ECONNRESET' });
           await new Promise((resolve) => setTimeout(resolve, 50));

@@ -1,12 +1,7 @@
-import type { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { describeOnPostgres, postgresTarget } from '../helpers/database.js';
-import {
-  connectionReset,
-  POSTGRES_DRIVERS,
-  socketsTo,
-  within,
-} from '../helpers/postgres-driver.js';
+import { withTimeout } from '../../server/support/timeout.js';
+import { describeOnPostgres } from '../helpers/database.js';
+import { connectionReset, POSTGRES_DRIVERS, tracedConnection } from '../helpers/postgres-driver.js';
 
 /**
  * patches/postgres+3.4.9.patch: a socket that fails (a reset) reports its error at once and
@@ -20,15 +15,7 @@ import {
 describeOnPostgres('postgres.js when a socket fails', () => {
   describe.each(Object.entries(POSTGRES_DRIVERS))('postgres.js (%s)', (_, connectTo) => {
     it('rejects a query sent between the socket’s error and its close', async () => {
-      const sockets: Socket[] = [];
-      const url = new URL(postgresTarget().url);
-      const options = {
-        max: 1,
-        connect_timeout: 2,
-        onnotice: () => undefined,
-        socket: socketsTo(url, (socket) => sockets.push(socket)),
-      };
-      const single = connectTo(url.toString(), options);
+      const { sql: single, sockets } = tracedConnection(connectTo);
       try {
         const reserved = await single.reserve();
         await reserved`select 1`;
@@ -41,9 +28,9 @@ describeOnPostgres('postgres.js when a socket fails', () => {
           () => undefined,
           () => reserved`rollback`.catch((error: unknown) => error),
         );
-        expect(await within(rollback, 5_000)).toMatchObject({ code: 'CONNECTION_CLOSED' });
+        expect(await withTimeout(rollback, 5_000)).toMatchObject({ code: 'CONNECTION_CLOSED' });
         reserved.release();
-        expect(await within(single`select 2 as two`, 5_000)).toEqual([{ two: 2 }]);
+        expect(await withTimeout(single`select 2 as two`, 5_000)).toEqual([{ two: 2 }]);
       } finally {
         await single.end({ timeout: 1 });
       }

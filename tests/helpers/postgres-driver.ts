@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { connect, type Socket } from 'node:net';
 import postgres from 'postgres';
+import { postgresTarget } from './database.js';
 
 /**
  * Both copies of postgres.js the package installs for Node, each patched by
@@ -11,24 +12,11 @@ export const POSTGRES_DRIVERS = {
   CommonJS: createRequire(import.meta.url)('postgres') as typeof postgres,
 };
 
-/** `promise`, or a failure after `ms`: a promise that never settles fails the test, not the run. */
-export function within<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      reject(new Error(`not settled within ${ms} ms`));
-    }, ms);
-  });
-  return Promise.race([promise, late]).finally(() => {
-    clearTimeout(timer);
-  });
-}
-
 /**
  * postgres.js's `socket` option (README: "Custom socket", missing from its types): each
  * connection's socket goes to `opened`, in order, so a test can fail one at a chosen moment.
  */
-export function socketsTo(url: URL, opened: (socket: Socket) => void) {
+function socketsTo(url: URL, opened: (socket: Socket) => void) {
   return () =>
     new Promise<Socket>((resolve, reject) => {
       const socket = connect(Number(url.port || 5432), url.hostname, () => {
@@ -37,6 +25,31 @@ export function socketsTo(url: URL, opened: (socket: Socket) => void) {
       socket.once('error', reject);
       opened(socket);
     });
+}
+
+/**
+ * One connection at a time to the test server, through sockets the test holds (in the order
+ * they opened) and may fail; `onOpen` sees each before its first write.
+ */
+export function tracedConnection(
+  connectTo: typeof postgres,
+  options: { backoff?: () => number; onOpen?: (socket: Socket, index: number) => void } = {},
+) {
+  const sockets: Socket[] = [];
+  const url = new URL(postgresTarget().url);
+  // A variable, not a literal in the call: `socket` is not in postgres.js's option types.
+  const driverOptions = {
+    max: 1,
+    connect_timeout: 2,
+    onnotice: () => undefined,
+    ...(options.backoff && { backoff: options.backoff }),
+    socket: socketsTo(url, (socket) => {
+      options.onOpen?.(socket, sockets.length);
+      sockets.push(socket);
+    }),
+  };
+  const sql = connectTo(url.toString(), driverOptions);
+  return { sql, sockets };
 }
 
 /** The error a reset connection reports. */

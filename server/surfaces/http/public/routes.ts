@@ -4,6 +4,7 @@ import type { PublicEndpoint } from '../pipeline/endpoint.js';
 import { sendError, sendJson } from '../pipeline/respond.js';
 import { summarizeError } from '../../../support/error-summary.js';
 import type { Logger } from '../../../support/logger.js';
+import { withTimeout } from '../../../support/timeout.js';
 import { docsRoutes } from './docs.js';
 
 type PublicRoute = PublicEndpoint['serve'];
@@ -19,18 +20,6 @@ const ROOT = {
 };
 
 const READY_TIMEOUT_MS = 2_000;
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      reject(new Error(`timed out after ${ms} ms`));
-    }, ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => {
-    clearTimeout(timer);
-  });
-}
 
 const NOT_PREPARED = new Error('the start-up work has not run on the database yet');
 
