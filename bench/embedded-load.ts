@@ -49,29 +49,27 @@ export async function refillEvents(
 export async function postgresDatabaseMiB(serverUrl: string, pets: number): Promise<number> {
   const url = await freshDatabase(serverUrl, SIZE_DATABASE);
   try {
-    let bytes = 0;
-    await withDatabase({ kind: 'postgres', url, poolMax: 1 }, async (db) => {
+    const [row] = await withDatabase({ kind: 'postgres', url, poolMax: 1 }, async (db) => {
       await fillStore(db, pets);
-      const [row] = await executeRows<{ bytes: string }>(
+      return executeRows<{ bytes: string }>(
         db,
         sql`select pg_database_size(current_database())::text as bytes`,
       );
-      bytes = Number(row?.bytes);
     });
-    return bytes / 2 ** 20;
+    return Number(row?.bytes) / 2 ** 20;
   } finally {
     await dropDatabase(serverUrl, SIZE_DATABASE);
   }
 }
 
-async function withDatabase(
+async function withDatabase<T>(
   options: DatabaseOptions,
-  work: (db: Database) => Promise<void>,
-): Promise<void> {
+  work: (db: Database) => Promise<T>,
+): Promise<T> {
   const handle = await openDatabase(options);
   try {
     await handle.migrate();
-    await work(handle.db);
+    return await work(handle.db);
   } finally {
     await handle.close();
   }

@@ -18,27 +18,29 @@ export function parsePetCount(text: string, connections: number): number {
   return pets;
 }
 
-/** An empty database `name` on the server at `serverUrl` (dropped first if it exists): its URL. */
-export async function freshDatabase(serverUrl: string, name: string): Promise<string> {
+/** Runs `statements` in turn on an administrative connection to the server at `serverUrl`. */
+async function administer(serverUrl: string, statements: string[]): Promise<void> {
   const admin = postgres(serverUrl, { max: 1, onnotice: () => undefined });
   try {
-    await admin.unsafe(`drop database if exists "${name}" with (force)`);
-    await admin.unsafe(`create database "${name}"`);
+    for (const statement of statements) await admin.unsafe(statement);
   } finally {
     await admin.end();
   }
+}
+
+export function dropDatabase(serverUrl: string, name: string): Promise<void> {
+  return administer(serverUrl, [`drop database if exists "${name}" with (force)`]);
+}
+
+/** An empty database `name` on the server at `serverUrl` (dropped first if it exists): its URL. */
+export async function freshDatabase(serverUrl: string, name: string): Promise<string> {
+  await administer(serverUrl, [
+    `drop database if exists "${name}" with (force)`,
+    `create database "${name}"`,
+  ]);
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   return url.toString();
-}
-
-export async function dropDatabase(serverUrl: string, name: string): Promise<void> {
-  const admin = postgres(serverUrl, { max: 1, onnotice: () => undefined });
-  try {
-    await admin.unsafe(`drop database if exists "${name}" with (force)`);
-  } finally {
-    await admin.end();
-  }
 }
 
 /** A fresh database of `pets` pets with mixed statuses, migrated like production. */
