@@ -1,6 +1,5 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { sql } from 'drizzle-orm';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
@@ -147,10 +146,8 @@ async function openPglite(
   archive: Blob | undefined,
 ): Promise<DatabaseHandle> {
   if (!dataDir.includes('://')) mkdirSync(dataDir, { recursive: true });
-  // The migrations create pg_trgm; PGlite can only do so when the extension is loaded.
   const client = await PGlite.create(dataDir, {
     ...pgliteOptions(settings),
-    extensions: { pg_trgm },
     ...(archive ? { loadDataDir: archive } : {}),
   });
   const db = drizzlePglite(client, { schema, casing: schema.DATABASE_CASING });
