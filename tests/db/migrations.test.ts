@@ -13,6 +13,7 @@ import postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
 import { openDatabase, type DatabaseOptions } from '../../db/client.js';
 import { executeRows } from '../../db/database.js';
+import { DEFAULT_EMBEDDED_SETTINGS, pgliteOptions } from '../../db/embedded/settings.js';
 import { migratePostgres, migrationsFolder } from '../../db/migrate.js';
 import { readInventory } from '../../db/queries/inventory.js';
 import * as schema from '../../db/schema.js';
@@ -124,7 +125,7 @@ async function atOlderRelease(
   const old = await migrationsUpTo(count);
   try {
     if (target.kind === 'pglite') {
-      const client = await PGlite.create(target.dataDir);
+      const client = await PGlite.create(target.dataDir, pgliteOptions(DEFAULT_EMBEDDED_SETTINGS));
       await migratePgliteFrom(drizzlePglite(client), { migrationsFolder: old.folder });
       await seed(
         async (statement) => (await client.query<Record<string, unknown>>(statement)).rows,
@@ -254,6 +255,33 @@ describe('the inventory of a database written before it existed', () => {
               from generate_series(1, 50) as g`,
         );
         expect(await readInventory(handle.db)).toEqual({ available: 90, pending: 90, sold: 140 });
+      } finally {
+        await handle.close();
+      }
+    } finally {
+      await target.destroy();
+    }
+  });
+});
+
+describe('the name statistics of a database written before 0015', () => {
+  it('are on the trigram index that replaced the partial one, once upgraded', async () => {
+    const target = await upgradeTarget();
+    try {
+      // 0014 is the last migration before the name's statistics moved to the trigram index.
+      await atOlderRelease(target.options, 15, async (run) => {
+        await run(`insert into pets (name, category_id)
+          select 'Imported ' || md5(g::text), 1 from generate_series(1, 300) as g`);
+        await run('analyze pets');
+      });
+      const handle = await openDatabase(target.options);
+      try {
+        await handle.migrate();
+        const stats = await executeRows<{ attname: string }>(
+          handle.db,
+          sql`select attname from pg_stats where tablename = 'pets_name_trgm_idx'`,
+        );
+        expect(stats).toEqual([{ attname: 'lower' }]);
       } finally {
         await handle.close();
       }
