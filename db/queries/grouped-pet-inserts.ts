@@ -1,4 +1,5 @@
 import DataLoader from 'dataloader';
+import { BatchTurns } from '../batch-turns.js';
 import type { Database } from '../database.js';
 import { isRefusedData } from '../errors.js';
 import { insertPet, insertPets, type NewPetRow, type VersionedPetRow } from './pets.js';
@@ -11,29 +12,6 @@ const MAX_GROUP_SIZE = 100;
  */
 const GROUPS_IN_FLIGHT = 2;
 
-/** Lets a group be written once fewer than `size` are being written; the rest queue in order. */
-class GroupSlots {
-  private free: number;
-  private readonly waiting: (() => void)[] = [];
-
-  constructor(size: number) {
-    this.free = size;
-  }
-
-  readonly acquire = (write: () => void): void => {
-    if (this.free > 0) {
-      this.free--;
-      queueMicrotask(write);
-    } else this.waiting.push(write);
-  };
-
-  readonly release = (): void => {
-    const next = this.waiting.shift();
-    if (next) next();
-    else this.free++;
-  };
-}
-
 /**
  * Group commit for creates. Inserts are serialised until commit (insertPet says why), so one
  * at a time would pay a commit each; instead the creates that arrive while groups are being
@@ -43,7 +21,7 @@ class GroupSlots {
  * could write twice what may already have committed.
  */
 function createGroupedInserter(db: Database) {
-  const slots = new GroupSlots(GROUPS_IN_FLIGHT);
+  const turns = new BatchTurns(GROUPS_IN_FLIGHT);
   const writeGroup = async (group: readonly NewPetRow[]): Promise<(VersionedPetRow | Error)[]> => {
     try {
       return await insertPets(db, group);
@@ -58,13 +36,13 @@ function createGroupedInserter(db: Database) {
   return new DataLoader<NewPetRow, VersionedPetRow>(
     (group) => {
       const written = writeGroup(group);
-      void written.then(slots.release, slots.release);
+      void written.then(turns.release, turns.release);
       return written;
     },
     {
       cache: false,
       maxBatchSize: MAX_GROUP_SIZE,
-      batchScheduleFn: slots.acquire,
+      batchScheduleFn: turns.acquire,
     },
   );
 }

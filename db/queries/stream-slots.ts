@@ -10,18 +10,24 @@ const lockKey = statementOf(
 );
 
 /**
- * The lowest slot below the limit that no live lease holds; an expired lease (its holder died)
- * is taken over in place.
+ * The lowest `count` slots below the limit that no live lease holds; an expired lease (its
+ * holder died) is taken over in place. With `held` slots live, the lowest `held + count` slots
+ * hold at least `count` free ones, so the search walks those, not the whole limit: an open
+ * costs what the key's open streams count, not what it may hold.
  */
 const takeStatement = statementOf(sql`
+  with held as (
+    select count(*)::int as live from stream_slots
+    where key_id = ${sql.placeholder('keyId')}::text and expires_at > now())
   insert into stream_slots (key_id, slot, holder, expires_at)
   select ${sql.placeholder('keyId')}::text, s, ${sql.placeholder('holder')}::text,
     now() + make_interval(secs => ${sql.placeholder('ttlSeconds')}::int)
-  from generate_series(0, ${sql.placeholder('limit')}::int - 1) as s
+  from held, generate_series(
+    0, least(${sql.placeholder('limit')}::int, held.live + ${sql.placeholder('count')}::int) - 1) as s
   where not exists (
     select 1 from stream_slots t
     where t.key_id = ${sql.placeholder('keyId')}::text and t.slot = s and t.expires_at > now())
-  order by s limit 1
+  order by s limit ${sql.placeholder('count')}::int
   on conflict (key_id, slot) do update
     set holder = excluded.holder, expires_at = excluded.expires_at
   returning slot`);
@@ -29,29 +35,44 @@ const takeStatement = statementOf(sql`
 export interface SlotRequest {
   keyId: string;
   limit: number;
+  /** How many slots are asked for at once. */
+  count: number;
   holder: string;
   ttlSeconds: number;
 }
 
-/** Takes a free slot of `keyId` for `holder`: its number, or undefined when all are held. */
-export function takeStreamSlot(db: Database, request: SlotRequest): Promise<number | undefined> {
+/**
+ * Takes up to `count` free slots of `keyId` for `holder`: their numbers, fewer (or none) when
+ * the rest are held. Asking for many in one statement costs what asking for one does: the
+ * search walks the limit's slots either way.
+ */
+export function takeStreamSlots(db: Database, request: SlotRequest): Promise<number[]> {
   // The key's lock makes acquires of one key take turns: two never pick the same free slot.
   return transaction(db, async (tx) => {
     await tx.rows(lockKey, { keyId: request.keyId });
-    const [row] = await tx.rows(takeStatement, { ...request });
-    return row === undefined ? undefined : Number(row[0]);
+    const rows = await tx.rows(takeStatement, { ...request });
+    return rows.map((row) => Number(row[0]));
   });
 }
 
-const releaseStatement = statementOf(sql`
-  delete from stream_slots where key_id = ${sql.placeholder('keyId')}::text
-    and slot = ${sql.placeholder('slot')}::int and holder = ${sql.placeholder('holder')}::text`);
+export interface HeldSlot {
+  keyId: string;
+  slot: number;
+}
 
-export async function releaseStreamSlot(
+const releaseStatement = statementOf(sql`
+  delete from stream_slots t
+  using jsonb_to_recordset(${sql.placeholder('slots')}::text::jsonb) as r("keyId" text, slot int)
+  where t.key_id = r."keyId" and t.slot = r.slot
+    and t.holder = ${sql.placeholder('holder')}::text`);
+
+/** Gives back `slots` of `holder`, in one statement. */
+export async function releaseStreamSlots(
   db: Database,
-  slot: { keyId: string; slot: number; holder: string },
+  holder: string,
+  slots: readonly HeldSlot[],
 ): Promise<void> {
-  await runnerOf(db).rows(releaseStatement, { ...slot });
+  await runnerOf(db).rows(releaseStatement, { holder, slots: JSON.stringify(slots) });
 }
 
 const renewStatement = statementOf(sql`

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { executeRows } from '../../db/database.js';
-import { takeStreamSlot } from '../../db/queries/stream-slots.js';
+import { takeStreamSlots } from '../../db/queries/stream-slots.js';
 import { StreamSlots } from '../../server/domain/events/stream-slots.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
@@ -11,8 +11,8 @@ import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
  */
 let database: TestDatabase;
 const errors: unknown[] = [];
-const processSlots = () =>
-  new StreamSlots(database.handle.db, (error) => {
+const processSlots = (limit: number) =>
+  new StreamSlots(database.handle.db, limit, (error) => {
     errors.push(error);
   });
 
@@ -27,22 +27,22 @@ afterAll(async () => {
 
 describe('StreamSlots', () => {
   it('counts one limit across processes and gives a released slot to the next', async () => {
-    const [first, second] = [processSlots(), processSlots()];
-    const held = [await first.acquire('k1', 2), await second.acquire('k1', 2)];
+    const [first, second] = [processSlots(2), processSlots(2)];
+    const held = [await first.acquire('k1'), await second.acquire('k1')];
     expect(held.every(Boolean)).toBe(true);
-    expect(await first.acquire('k1', 2)).toBeUndefined();
-    expect(await second.acquire('k1', 2)).toBeUndefined();
+    expect(await first.acquire('k1')).toBeUndefined();
+    expect(await second.acquire('k1')).toBeUndefined();
     // Another key has slots of its own.
-    expect(await first.acquire('k2', 2)).toBeTypeOf('function');
+    expect(await first.acquire('k2')).toBeTypeOf('function');
     held[0]?.();
-    expect(await first.acquire('k1', 2)).toBeTypeOf('function');
+    expect(await first.acquire('k1')).toBeTypeOf('function');
     await Promise.all([first.close(), second.close()]);
   });
 
   it('gives exactly the limit to many acquires at once', async () => {
-    const holders = Array.from({ length: 4 }, processSlots);
+    const holders = Array.from({ length: 4 }, () => processSlots(5));
     const taken = await Promise.all(
-      Array.from({ length: 24 }, (_, i) => (holders[i % 4] as StreamSlots).acquire('k3', 5)),
+      Array.from({ length: 24 }, (_, i) => (holders[i % 4] as StreamSlots).acquire('k3')),
     );
     expect(taken.filter(Boolean)).toHaveLength(5);
     await Promise.all(holders.map((holder) => holder.close()));
@@ -52,17 +52,23 @@ describe('StreamSlots', () => {
     const { db } = database.handle;
     // A lease that expired a second ago, as a killed process leaves it.
     expect(
-      await takeStreamSlot(db, { keyId: 'k4', limit: 1, holder: 'dead', ttlSeconds: -1 }),
-    ).toBe(0);
-    const alive = processSlots();
-    expect(await alive.acquire('k4', 1)).toBeTypeOf('function');
+      await takeStreamSlots(db, {
+        keyId: 'k4',
+        limit: 1,
+        count: 1,
+        holder: 'dead',
+        ttlSeconds: -1,
+      }),
+    ).toEqual([0]);
+    const alive = processSlots(1);
+    expect(await alive.acquire('k4')).toBeTypeOf('function');
     await alive.close();
   });
 
   it('gives back every slot of a process that closes', async () => {
-    const slots = processSlots();
-    await slots.acquire('k5', 3);
-    await slots.acquire('k5', 3);
+    const slots = processSlots(3);
+    await slots.acquire('k5');
+    await slots.acquire('k5');
     await slots.close();
     const left = await executeRows<{ n: number }>(
       database.handle.db,

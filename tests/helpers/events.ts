@@ -29,6 +29,8 @@ export interface FollowOptions {
   headers?: Record<string, string>;
   /** The API key; `null` sends none. */
   key?: string | null;
+  /** How long the answer's head may take (openStream's default otherwise). */
+  timeoutMs?: number;
 }
 
 export interface EventServer {
@@ -70,6 +72,7 @@ export async function followEvents(
 ): Promise<EventFollower> {
   const stream = await openStream(server.origin, `/v1/events${query}`, {
     headers: requestHeaders(options.key === undefined ? key : options.key, options.headers),
+    timeoutMs: options.timeoutMs,
   });
   if (stream.status !== 200) {
     await stream.ended;

@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import DataLoader from 'dataloader';
+import { BatchTurns } from '../../../db/batch-turns.js';
 import type { Database } from '../../../db/database.js';
 import {
   releaseAllStreamSlots,
-  releaseStreamSlot,
+  releaseStreamSlots,
   renewStreamSlots,
-  takeStreamSlot,
+  takeStreamSlots,
+  type HeldSlot,
 } from '../../../db/queries/stream-slots.js';
 
 /** A lease not renewed for this long is free again: how long a process that died keeps its slots. */
@@ -14,6 +17,11 @@ const RENEW_EVERY_MS = 5_000;
 /**
  * This process's share of the per-key stream limit, counted in the database across processes
  * and instances: each open stream holds a leased slot, renewed while the process lives.
+ *
+ * Acquires and releases go in batches, one batch in flight at a time: a thousand browsers that
+ * reconnect at once (a server restarted, a network back) would otherwise queue a thousand
+ * transactions on the key's lock, each holding a pooled connection, and every other query of
+ * the process behind them.
  */
 export class StreamSlots {
   private readonly holder = randomUUID();
@@ -24,29 +32,35 @@ export class StreamSlots {
    * given back and refuse a client whose previous stream had just closed.
    */
   private readonly releasing = new Set<Promise<void>>();
+  private readonly takes: DataLoader<string, number | null>;
+  private readonly releases: DataLoader<HeldSlot, undefined>;
 
   constructor(
     private readonly db: Database,
+    /** Streams one key may hold open, across every process. */
+    private readonly limit: number,
     private readonly onError: (error: unknown) => void,
-  ) {}
-
-  /** A slot of `keyId`'s `limit`, as the function that gives it back; undefined when none is free. */
-  async acquire(keyId: string, limit: number): Promise<(() => void) | undefined> {
-    await Promise.allSettled([...this.releasing]);
-    const slot = await takeStreamSlot(this.db, {
-      keyId,
-      limit,
-      holder: this.holder,
-      ttlSeconds: SLOT_LEASE_SECONDS,
+  ) {
+    this.takes = inTurns((keyIds) => this.takeBatch(keyIds));
+    this.releases = inTurns(async (slots) => {
+      await releaseStreamSlots(this.db, this.holder, slots);
+      return slots.map(() => undefined);
     });
-    if (slot === undefined) return undefined;
+  }
+
+  /** A slot of `keyId`'s limit, as the function that gives it back; undefined when none is free. */
+  async acquire(keyId: string): Promise<(() => void) | undefined> {
+    await Promise.allSettled([...this.releasing]);
+    const slot = await this.takes.load(keyId);
+    if (slot === null) return undefined;
     this.hold(1);
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      const done = releaseStreamSlot(this.db, { keyId, slot, holder: this.holder })
-        .catch(this.onError)
+      const done = this.releases
+        .load({ keyId, slot })
+        .then(() => undefined, this.onError)
         .finally(() => {
           this.releasing.delete(done);
           this.hold(-1);
@@ -63,6 +77,34 @@ export class StreamSlots {
     await releaseAllStreamSlots(this.db, this.holder);
   }
 
+  /** One statement per key for the acquires of a batch, in the order they asked. */
+  private async takeBatch(keyIds: readonly string[]): Promise<(number | null | Error)[]> {
+    const results: (number | null | Error)[] = keyIds.map(() => null);
+    const asking = new Map<string, number[]>();
+    keyIds.forEach((keyId, index) => {
+      const indexes = asking.get(keyId);
+      if (indexes) indexes.push(index);
+      else asking.set(keyId, [index]);
+    });
+    await Promise.all(
+      [...asking].map(async ([keyId, indexes]) => {
+        try {
+          const slots = await takeStreamSlots(this.db, {
+            keyId,
+            limit: this.limit,
+            count: indexes.length,
+            holder: this.holder,
+            ttlSeconds: SLOT_LEASE_SECONDS,
+          });
+          slots.forEach((slot, i) => (results[indexes[i] as number] = slot));
+        } catch (error) {
+          for (const index of indexes) results[index] = toError(error);
+        }
+      }),
+    );
+    return results;
+  }
+
   /** Renews the leases only while this process holds some. */
   private hold(change: number): void {
     this.held += change;
@@ -76,4 +118,27 @@ export class StreamSlots {
       this.renewal = undefined;
     }
   }
+}
+
+/**
+ * A loader whose loads gather into one batch while the previous batch is in flight, and with
+ * the others of the same turn of the event loop: streams are opened and closed by separate
+ * requests, whose callbacks each end in a drain of the microtasks. On the embedded database a
+ * statement holds the event loop while it runs, so a batch started in a microtask would be one
+ * request's alone, and a burst would pay a statement per stream.
+ */
+function inTurns<K, V>(batch: DataLoader.BatchLoadFn<K, V>): DataLoader<K, V> {
+  const turns = new BatchTurns(1, setImmediate);
+  return new DataLoader<K, V>(
+    (keys) => {
+      const done = batch(keys);
+      void done.then(turns.release, turns.release);
+      return done;
+    },
+    { cache: false, batchScheduleFn: turns.acquire },
+  );
+}
+
+function toError(reason: unknown): Error {
+  return reason instanceof Error ? reason : new Error(String(reason));
 }

@@ -101,7 +101,7 @@ export class EventStreams {
     this.feed = new EventFeed(options.database, options.logger);
     this.keys = new KeyWatch(options.database.db, options.logger);
     this.tickets = new StreamTickets(options.database.db, options.ticketTtlSeconds);
-    this.slots = new StreamSlots(options.database.db, (error) => {
+    this.slots = new StreamSlots(options.database.db, options.perKeyLimit, (error) => {
       this.warnSlots(error);
     });
   }
@@ -190,7 +190,7 @@ export class EventStreams {
 
   /** A slot of the key's limit, or 429; returns its release. */
   private async takeSlot(keyId: string): Promise<() => void> {
-    const release = await this.slots.acquire(keyId, this.options.perKeyLimit);
+    const release = await this.slots.acquire(keyId);
     if (!release) throw new TooManyStreamsError(keyId, this.options.perKeyLimit);
     return release;
   }
