@@ -34,6 +34,7 @@ const POOLED_TESTS = [
   'tests/faults/concurrency.test.ts',
   'tests/faults/store-concurrency.test.ts',
   'tests/faults/pooler.test.ts',
+  'tests/faults/reconnect-storm.test.ts',
   'tests/faults/database-cut.test.ts',
   'tests/faults/database-stall.test.ts',
   'tests/faults/database-start.test.ts',
