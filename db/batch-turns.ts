@@ -1,3 +1,5 @@
+import DataLoader from 'dataloader';
+
 /** When a batch that may go at once goes: what may still join it before then. */
 export type BatchStart = (write: () => void) => void;
 
@@ -6,18 +8,13 @@ export type BatchStart = (write: () => void) => void;
  * written; the rest queue in order. While batches are in flight, new loads gather into the next
  * one instead of each paying a statement of its own.
  */
-export class BatchTurns {
+class BatchTurns {
   private free: number;
   private readonly waiting: (() => void)[] = [];
 
-  /**
-   * `start` defaults to a microtask: only the loads of the callback that made the batch join.
-   * `setImmediate` lets every request that arrived in the same turn of the event loop join,
-   * for loads that arrive in bursts of separate requests.
-   */
   constructor(
     size: number,
-    private readonly start: BatchStart = queueMicrotask,
+    private readonly start: BatchStart,
   ) {
     this.free = size;
   }
@@ -34,4 +31,37 @@ export class BatchTurns {
     if (next) next();
     else this.free++;
   };
+}
+
+export interface TurnsOptions {
+  /** Batches run at once; the loads that arrive meanwhile wait and go together in the next. */
+  inFlight: number;
+  /**
+   * When a batch that may go at once starts. A microtask (the default) takes only the loads of
+   * the callback that made the batch; `setImmediate` takes every request that arrived in the
+   * same turn of the event loop, for loads that come in bursts of separate requests (each
+   * request's callback ends in a drain of the microtasks).
+   */
+  start?: BatchStart;
+  maxBatchSize?: number;
+}
+
+/** A loader whose loads gather into batches, `inFlight` of them running at a time. */
+export function loaderInTurns<K, V>(
+  batch: DataLoader.BatchLoadFn<K, V>,
+  options: TurnsOptions,
+): DataLoader<K, V> {
+  const turns = new BatchTurns(options.inFlight, options.start ?? queueMicrotask);
+  return new DataLoader<K, V>(
+    (keys) => {
+      const done = batch(keys);
+      void done.then(turns.release, turns.release);
+      return done;
+    },
+    {
+      cache: false,
+      batchScheduleFn: turns.acquire,
+      ...(options.maxBatchSize === undefined ? {} : { maxBatchSize: options.maxBatchSize }),
+    },
+  );
 }

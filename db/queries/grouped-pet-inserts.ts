@@ -1,5 +1,5 @@
-import DataLoader from 'dataloader';
-import { BatchTurns } from '../batch-turns.js';
+import type DataLoader from 'dataloader';
+import { loaderInTurns } from '../batch-turns.js';
 import type { Database } from '../database.js';
 import { isRefusedData } from '../errors.js';
 import { insertPet, insertPets, type NewPetRow, type VersionedPetRow } from './pets.js';
@@ -21,7 +21,6 @@ const GROUPS_IN_FLIGHT = 2;
  * could write twice what may already have committed.
  */
 function createGroupedInserter(db: Database) {
-  const turns = new BatchTurns(GROUPS_IN_FLIGHT);
   const writeGroup = async (group: readonly NewPetRow[]): Promise<(VersionedPetRow | Error)[]> => {
     try {
       return await insertPets(db, group);
@@ -33,18 +32,10 @@ function createGroupedInserter(db: Database) {
       );
     }
   };
-  return new DataLoader<NewPetRow, VersionedPetRow>(
-    (group) => {
-      const written = writeGroup(group);
-      void written.then(turns.release, turns.release);
-      return written;
-    },
-    {
-      cache: false,
-      maxBatchSize: MAX_GROUP_SIZE,
-      batchScheduleFn: turns.acquire,
-    },
-  );
+  return loaderInTurns<NewPetRow, VersionedPetRow>(writeGroup, {
+    inFlight: GROUPS_IN_FLIGHT,
+    maxBatchSize: MAX_GROUP_SIZE,
+  });
 }
 
 function toError(reason: unknown): Error {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import DataLoader from 'dataloader';
-import { BatchTurns } from '../../../db/batch-turns.js';
+import type DataLoader from 'dataloader';
+import { loaderInTurns } from '../../../db/batch-turns.js';
 import type { Database } from '../../../db/database.js';
 import {
   releaseAllStreamSlots,
@@ -121,22 +121,12 @@ export class StreamSlots {
 }
 
 /**
- * A loader whose loads gather into one batch while the previous batch is in flight, and with
- * the others of the same turn of the event loop: streams are opened and closed by separate
- * requests, whose callbacks each end in a drain of the microtasks. On the embedded database a
- * statement holds the event loop while it runs, so a batch started in a microtask would be one
- * request's alone, and a burst would pay a statement per stream.
+ * One batch at a time, started on setImmediate: streams are opened and closed by separate
+ * requests, and on the embedded database a statement holds the event loop while it runs, so a
+ * batch started in a microtask would hold one request's acquire alone.
  */
 function inTurns<K, V>(batch: DataLoader.BatchLoadFn<K, V>): DataLoader<K, V> {
-  const turns = new BatchTurns(1, setImmediate);
-  return new DataLoader<K, V>(
-    (keys) => {
-      const done = batch(keys);
-      void done.then(turns.release, turns.release);
-      return done;
-    },
-    { cache: false, batchScheduleFn: turns.acquire },
-  );
+  return loaderInTurns(batch, { inFlight: 1, start: setImmediate });
 }
 
 function toError(reason: unknown): Error {

@@ -1,12 +1,13 @@
 import { TRPCError } from '@trpc/server';
 import type { DatabaseHandle } from '../../../db/client.js';
 import type { DatabaseBudget } from '../../../db/deadline.js';
-import { lastEventId, prunedThrough, type EventType } from '../../../db/queries/events.js';
+import type { EventType } from '../../../db/queries/events.js';
 import type { ServiceMetrics } from '../../support/service-metrics.js';
 import type { Logger } from '../../support/logger.js';
 import { GoneError } from '../../support/errors.js';
 import { EventFeed } from './feed.js';
 import { KeyRevokedError, KeyWatch } from './key-watch.js';
+import { LogPosition } from './log-position.js';
 import { StreamSlots } from './stream-slots.js';
 import { Subscription } from './subscription.js';
 import { StreamTickets } from './tickets.js';
@@ -93,6 +94,7 @@ export class EventStreams {
   private readonly keys: KeyWatch;
   private readonly open = new Set<Subscription>();
   private readonly slots: StreamSlots;
+  private readonly log: LogPosition;
   /** The tickets that open a stream without an Authorization header (browsers' EventSource). */
   readonly tickets: StreamTickets;
   private closed = false;
@@ -101,6 +103,7 @@ export class EventStreams {
     this.feed = new EventFeed(options.database, options.logger);
     this.keys = new KeyWatch(options.database.db, options.logger);
     this.tickets = new StreamTickets(options.database.db, options.ticketTtlSeconds);
+    this.log = new LogPosition(options.database.db);
     this.slots = new StreamSlots(options.database.db, options.perKeyLimit, (error) => {
       this.warnSlots(error);
     });
@@ -164,9 +167,8 @@ export class EventStreams {
    * from, which retention must not have deleted yet.
    */
   private async startingPoint(after: number | undefined): Promise<number> {
-    const { db } = this.options.database;
-    if (after === undefined) return lastEventId(db);
-    const pruned = await prunedThrough(db);
+    if (after === undefined) return this.log.head();
+    const pruned = await this.log.prunedThrough();
     if (after < pruned) {
       throw new GoneError(
         `Events after ${after} are no longer kept (up to ${pruned} were deleted by retention); start a new stream without a last event id and read the current state again`,
@@ -174,7 +176,7 @@ export class EventStreams {
     }
     // An id beyond every event kept or deleted was never sent (a client of another database,
     // or of one restored from a backup): resuming there would silently skip every event up to it.
-    const last = Math.max(await lastEventId(db), pruned);
+    const last = Math.max(await this.log.head(), pruned);
     if (after > last) {
       throw new TRPCError({
         code: 'BAD_REQUEST',
