@@ -54,7 +54,8 @@ export function loaderInTurns<K, V>(
   const turns = new BatchTurns(options.inFlight, options.start ?? queueMicrotask);
   return new DataLoader<K, V>(
     (keys) => {
-      const done = batch(keys);
+      // A batch function that throws before its first await must still give its turn back.
+      const done = Promise.resolve().then(() => batch(keys));
       void done.then(turns.release, turns.release);
       return done;
     },

@@ -53,3 +53,8 @@ export function isRefusedData(error: unknown): boolean {
   }
   return false;
 }
+
+/** A rejection's reason as an Error, for the results of a batch that reports one per member. */
+export function toError(reason: unknown): Error {
+  return reason instanceof Error ? reason : new Error(String(reason));
+}

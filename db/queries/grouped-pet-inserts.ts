@@ -1,7 +1,7 @@
 import type DataLoader from 'dataloader';
 import { loaderInTurns } from '../batch-turns.js';
 import type { Database } from '../database.js';
-import { isRefusedData } from '../errors.js';
+import { isRefusedData, toError } from '../errors.js';
 import { insertPet, insertPets, type NewPetRow, type VersionedPetRow } from './pets.js';
 
 /** Bounds one statement's size and how long its first member waits for its last. */
@@ -36,10 +36,6 @@ function createGroupedInserter(db: Database) {
     inFlight: GROUPS_IN_FLIGHT,
     maxBatchSize: MAX_GROUP_SIZE,
   });
-}
-
-function toError(reason: unknown): Error {
-  return reason instanceof Error ? reason : new Error(String(reason));
 }
 
 const inserters = new WeakMap<Database, DataLoader<NewPetRow, VersionedPetRow>>();

@@ -43,8 +43,8 @@ export interface SlotRequest {
 
 /**
  * Takes up to `count` free slots of `keyId` for `holder`: their numbers, fewer (or none) when
- * the rest are held. Asking for many in one statement costs what asking for one does: the
- * search walks the limit's slots either way.
+ * the rest are held. Asking for many in one statement costs about what asking for one does:
+ * the search walks the key's held slots either way, plus the `count` asked for.
  */
 export function takeStreamSlots(db: Database, request: SlotRequest): Promise<number[]> {
   // The key's lock makes acquires of one key take turns: two never pick the same free slot.

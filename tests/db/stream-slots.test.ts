@@ -48,6 +48,23 @@ describe('StreamSlots', () => {
     await Promise.all(holders.map((holder) => holder.close()));
   });
 
+  it('gives back many slots at once, so the key’s whole limit can be taken again', async () => {
+    const slots = processSlots(50);
+    const acquireAll = () => Promise.all(Array.from({ length: 50 }, () => slots.acquire('k6')));
+    const first = await acquireAll();
+    expect(first.every(Boolean)).toBe(true);
+    expect(await slots.acquire('k6')).toBeUndefined();
+    for (const release of first) release?.();
+    // An acquire waits for the releases under way: every slot is free again.
+    expect((await acquireAll()).every(Boolean)).toBe(true);
+    const held = await executeRows<{ n: number }>(
+      database.handle.db,
+      sql`select count(*)::int as n from stream_slots where key_id = 'k6'`,
+    );
+    expect(held).toEqual([{ n: 50 }]);
+    await slots.close();
+  });
+
   it('takes over the slots of a holder whose lease ran out (a process that died)', async () => {
     const { db } = database.handle;
     // A lease that expired a second ago, as a killed process leaves it.

@@ -78,6 +78,10 @@ describe(`${BROWSERS} browsers reconnecting at once on one key`, () => {
     const again = await openAll(BROWSERS, lastSeen);
     try {
       await Promise.all(again.map((follower) => follower.until('pet.created', during, 10_000)));
+      // Resumed after the last event seen: the change made while away once, nothing before it.
+      for (const follower of again) {
+        expect(follower.events().map((event) => event.data.id)).toEqual([during]);
+      }
     } finally {
       for (const follower of again) follower.close();
     }

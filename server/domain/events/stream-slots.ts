@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type DataLoader from 'dataloader';
 import { loaderInTurns } from '../../../db/batch-turns.js';
 import type { Database } from '../../../db/database.js';
+import { toError } from '../../../db/errors.js';
 import {
   releaseAllStreamSlots,
   releaseStreamSlots,
@@ -18,10 +19,11 @@ const RENEW_EVERY_MS = 5_000;
  * This process's share of the per-key stream limit, counted in the database across processes
  * and instances: each open stream holds a leased slot, renewed while the process lives.
  *
- * Acquires and releases go in batches, one batch in flight at a time: a thousand browsers that
- * reconnect at once (a server restarted, a network back) would otherwise queue a thousand
- * transactions on the key's lock, each holding a pooled connection, and every other query of
- * the process behind them.
+ * Acquires and releases go in batches, one batch in flight at a time, one statement per key in
+ * a batch: a thousand browsers of one front-end's key that reconnect at once (a server
+ * restarted, a network back) would otherwise queue a thousand transactions on the key's lock,
+ * each holding a pooled connection, and every other query of the process behind them. Opens
+ * of many keys at once still cost a transaction per key, as before.
  */
 export class StreamSlots {
   private readonly holder = randomUUID();
@@ -42,8 +44,9 @@ export class StreamSlots {
     private readonly onError: (error: unknown) => void,
   ) {
     this.takes = inTurns((keyIds) => this.takeBatch(keyIds));
+    // A failed release is said once for its batch; its leases run out unless renewed.
     this.releases = inTurns(async (slots) => {
-      await releaseStreamSlots(this.db, this.holder, slots);
+      await releaseStreamSlots(this.db, this.holder, slots).catch(this.onError);
       return slots.map(() => undefined);
     });
   }
@@ -58,13 +61,10 @@ export class StreamSlots {
     return () => {
       if (released) return;
       released = true;
-      const done = this.releases
-        .load({ keyId, slot })
-        .then(() => undefined, this.onError)
-        .finally(() => {
-          this.releasing.delete(done);
-          this.hold(-1);
-        });
+      const done = this.releases.load({ keyId, slot }).finally(() => {
+        this.releasing.delete(done);
+        this.hold(-1);
+      });
       this.releasing.add(done);
     };
   }
@@ -127,8 +127,4 @@ export class StreamSlots {
  */
 function inTurns<K, V>(batch: DataLoader.BatchLoadFn<K, V>): DataLoader<K, V> {
   return loaderInTurns(batch, { inFlight: 1, start: setImmediate });
-}
-
-function toError(reason: unknown): Error {
-  return reason instanceof Error ? reason : new Error(String(reason));
 }
