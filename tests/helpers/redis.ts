@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
+import { freePort } from './ports.js';
 
 export interface TestRedis {
   url: string;
@@ -13,16 +13,6 @@ export interface TestRedis {
 }
 
 const READY_TIMEOUT_MS = 10_000;
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  probe.listen(0, '127.0.0.1');
-  await once(probe, 'listening');
-  const address = probe.address();
-  probe.close();
-  if (address === null || typeof address === 'string') throw new Error('no port from probe');
-  return address.port;
-}
 
 /** Resolves once the server says it accepts connections; rejects with its output otherwise. */
 function launch(port: number): Promise<ChildProcess> {

@@ -1,4 +1,5 @@
-import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
+import { connect, createServer, type Socket } from 'node:net';
+import { freePort } from './ports.js';
 
 export interface TcpProxy {
   port: number;
@@ -82,8 +83,9 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     for (const socket of sockets) socket.destroy();
   };
 
-  await listen(0);
-  const port = (server.address() as AddressInfo).port;
+  // Below the ephemeral range: once refused, the port must still be free for restore().
+  const port = await freePort();
+  await listen(port);
   return {
     port,
     get connections() {
