@@ -66,3 +66,12 @@ export function loaderInTurns<K, V>(
     },
   );
 }
+
+/**
+ * One batch at a time, started on setImmediate: for loads made by bursts of separate requests
+ * (streams opened or closed together). On the embedded database a statement holds the event
+ * loop while it runs, so a batch started in a microtask would hold one request's load alone.
+ */
+export function burstLoader<K, V>(batch: DataLoader.BatchLoadFn<K, V>): DataLoader<K, V> {
+  return loaderInTurns(batch, { inFlight: 1, start: setImmediate });
+}

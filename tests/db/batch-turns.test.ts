@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loaderInTurns } from '../../db/batch-turns.js';
+import { burstLoader, loaderInTurns } from '../../db/batch-turns.js';
 
 /** A batch function whose batches the test finishes by hand, recording each one's keys. */
 function heldBatches() {
@@ -21,7 +21,7 @@ const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 describe('loaderInTurns', () => {
   it('gathers the loads made while a batch runs into the next, which starts after it', async () => {
     const { batches, batch } = heldBatches();
-    const loader = loaderInTurns(batch, { inFlight: 1, start: setImmediate });
+    const loader = burstLoader(batch);
     const first = loader.load(1);
     await nextTurn();
     const later = [loader.load(2), loader.load(3)];
@@ -36,9 +36,9 @@ describe('loaderInTurns', () => {
     expect(await Promise.all(later)).toEqual(['second read', 'second read']);
   });
 
-  it('gathers the loads of one turn of the event loop when started on setImmediate', async () => {
+  it('gathers the loads of one turn of the event loop in a burst loader', async () => {
     const { batches, batch } = heldBatches();
-    const loader = loaderInTurns(batch, { inFlight: 1, start: setImmediate });
+    const loader = burstLoader(batch);
     // Separate callbacks, as separate requests are, each followed by a drain of the microtasks.
     const loads = await new Promise<Promise<string>[]>((resolve) => {
       const made: Promise<string>[] = [];

@@ -1,5 +1,5 @@
 import type DataLoader from 'dataloader';
-import { loaderInTurns } from '../../../db/batch-turns.js';
+import { burstLoader } from '../../../db/batch-turns.js';
 import type { Database } from '../../../db/database.js';
 import { lastEventId, prunedThrough } from '../../../db/queries/events.js';
 
@@ -30,11 +30,8 @@ export class LogPosition {
 }
 
 function shared(read: () => Promise<number>): DataLoader<0, number> {
-  return loaderInTurns<0, number>(
-    async (asks) => {
-      const value = await read();
-      return asks.map(() => value);
-    },
-    { inFlight: 1, start: setImmediate },
-  );
+  return burstLoader<0, number>(async (asks) => {
+    const value = await read();
+    return asks.map(() => value);
+  });
 }

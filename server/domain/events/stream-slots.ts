@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type DataLoader from 'dataloader';
-import { loaderInTurns } from '../../../db/batch-turns.js';
+import { burstLoader } from '../../../db/batch-turns.js';
 import type { Database } from '../../../db/database.js';
 import { toError } from '../../../db/errors.js';
 import {
@@ -43,9 +43,9 @@ export class StreamSlots {
     private readonly limit: number,
     private readonly onError: (error: unknown) => void,
   ) {
-    this.takes = inTurns((keyIds) => this.takeBatch(keyIds));
+    this.takes = burstLoader((keyIds) => this.takeBatch(keyIds));
     // A failed release is said once for its batch; its leases run out unless renewed.
-    this.releases = inTurns(async (slots) => {
+    this.releases = burstLoader(async (slots) => {
       await releaseStreamSlots(this.db, this.holder, slots).catch(this.onError);
       return slots.map(() => undefined);
     });
@@ -118,13 +118,4 @@ export class StreamSlots {
       this.renewal = undefined;
     }
   }
-}
-
-/**
- * One batch at a time, started on setImmediate: streams are opened and closed by separate
- * requests, and on the embedded database a statement holds the event loop while it runs, so a
- * batch started in a microtask would hold one request's acquire alone.
- */
-function inTurns<K, V>(batch: DataLoader.BatchLoadFn<K, V>): DataLoader<K, V> {
-  return loaderInTurns(batch, { inFlight: 1, start: setImmediate });
 }
