@@ -16,13 +16,26 @@ export interface Statement {
    * plan can read every row; unprepared, PostgreSQL plans each run with its parameters.
    */
   planEachRun?: boolean;
+  /**
+   * Only reads, takes no lock and takes about as long whatever the data: run outside a
+   * transaction, it goes to the read connections, where it may queue behind other quick reads
+   * but never behind a write, a lock or a long search.
+   */
+  quickRead?: boolean;
 }
+
+/** How a statement is run: see Statement. */
+export type StatementOptions = Pick<Statement, 'planEachRun' | 'quickRead'>;
 
 const dialect = new PgDialect({ casing: DATABASE_CASING });
 
 /** The text and parameters of a drizzle `sql` template or query builder, built once. */
-export function statementOf(query: SQL | { toSQL(): Statement }): Statement {
-  return 'toSQL' in query ? query.toSQL() : dialect.sqlToQuery(query);
+export function statementOf(
+  query: SQL | { toSQL(): Statement },
+  options: StatementOptions = {},
+): Statement {
+  const { sql, params } = 'toSQL' in query ? query.toSQL() : dialect.sqlToQuery(query);
+  return { sql, params, ...options };
 }
 
 /**
@@ -111,23 +124,40 @@ const isMissingStatement = (error: unknown): boolean =>
   typeof error === 'object' && error !== null && 'code' in error && error.code === '26000';
 
 /**
+ * A process's connections to PostgreSQL, in two sets. A transaction holds a connection of its
+ * own until it ends, and so may a statement that waits on a lock; quick reads need neither,
+ * and on a few connections they are pipelined, several to a write and a wake-up of the
+ * server, at a fraction of the cost per statement (docs/performance.md). The same client
+ * twice when the process may hold only one connection.
+ */
+export interface PostgresClients {
+  /** Transactions and every statement but quick reads. */
+  pool: Sql;
+  /** Quick reads outside transactions. */
+  reads: Sql;
+}
+
+/**
  * The database's runner. Statements are named only where the server proved it sees our
  * connections directly (db/direct-connection.ts). Should a named statement still be missing on
  * the server, something pools the connections after all: from then on every statement is
  * unnamed, and the transaction that found out (aborted by that error before anything
  * committed) runs once more.
  */
-export function postgresRunner(client: Sql, mode: StatementMode): Transactor {
+export function postgresRunner({ pool, reads }: PostgresClients, mode: StatementMode): Transactor {
+  const poolRows = postgresRows(pool, mode);
+  const readRows = postgresRows(reads, mode);
   return {
-    rows: postgresRows(client, mode),
+    rows: (statement, values) =>
+      statement.quickRead === true ? readRows(statement, values) : poolRows(statement, values),
     transaction: async (work) => {
       try {
-        return await postgresTransaction(client, mode, work);
+        return await postgresTransaction(pool, mode, work);
       } catch (error) {
         // Even if a concurrent transaction switched first: this one used a name before that.
         if (!isMissingStatement(error)) throw error;
         mode.prepared = false;
-        return postgresTransaction(client, mode, work);
+        return postgresTransaction(pool, mode, work);
       }
     },
   };

@@ -12,12 +12,15 @@ export interface InventoryRow {
  * triggers on pets (drizzle/0009_pet_inventory_triggers.sql) keep the slots in the transaction
  * of every change, so one snapshot of them counts exactly the pets committed before it.
  */
-const countsStatement = statementOf(sql`
+const countsStatement = statementOf(
+  sql`
   select
     coalesce(sum(count) filter (where status = 'available'), 0),
     coalesce(sum(count) filter (where status = 'pending'), 0),
     coalesce(sum(count) filter (where status = 'sold'), 0)
-  from pet_inventory`);
+  from pet_inventory`,
+  { quickRead: true },
+);
 
 /** Live pets per status. bigint sums come as text from postgres.js; they stay below 2^53. */
 export async function readInventory(on: Queryable): Promise<InventoryRow> {

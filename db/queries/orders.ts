@@ -42,6 +42,7 @@ const ORDER_ID_ORDER_LOCK = 7_246_110_844;
 
 const byId = statementOf(
   sql`select ${ORDER_COLUMNS} from orders where id = ${sql.placeholder('id')}`,
+  { quickRead: true },
 );
 
 export async function findOrder(on: Queryable, id: number): Promise<OrderRow | undefined> {

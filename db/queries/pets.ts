@@ -51,6 +51,7 @@ const byId = statementOf(
     .from(pets)
     .where(and(eq(pets.id, sql.placeholder('id')), livePet))
     .limit(1),
+  { quickRead: true },
 );
 
 /** One live pet by id, with its version; undefined when there is none or it was deleted. */

@@ -127,7 +127,7 @@ describeOnPostgres('two writers on two connections (PostgreSQL)', () => {
     if (options.kind !== 'postgres') throw new Error('PostgreSQL only');
     const client = postgres(options.url, { max: 1, onnotice: () => undefined });
     clients.push(client);
-    return postgresRunner(client, { prepared: true });
+    return postgresRunner({ pool: client, reads: client }, { prepared: true });
   };
   afterAll(() => Promise.all(clients.map((client) => client.end())));
 

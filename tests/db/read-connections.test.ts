@@ -1,0 +1,87 @@
+import { sql } from 'drizzle-orm';
+import postgres from 'postgres';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import {
+  openDatabase,
+  readConnections,
+  type DatabaseHandle,
+  type DatabaseOptions,
+} from '../../db/client.js';
+import { findPet, insertPets } from '../../db/queries/pets.js';
+import { statementOf, transaction } from '../../db/runner.js';
+import { createPostgresDatabase, describeOnPostgres, postgresTarget } from '../helpers/database.js';
+
+const POOL_MAX = 4;
+
+/** PostgreSQL only: PGlite has one connection for everything. */
+describeOnPostgres('quick reads on connections of their own', () => {
+  let database: DatabaseHandle;
+  let server: postgres.Sql;
+  let dropDatabase: () => Promise<void>;
+  let databaseName: string;
+  let petId: number;
+  let options: DatabaseOptions;
+
+  beforeAll(async () => {
+    const { url, directUrl, drop } = await createPostgresDatabase(postgresTarget());
+    dropDatabase = drop;
+    databaseName = new URL(directUrl).pathname.slice(1);
+    options = { kind: 'postgres', url, poolMax: POOL_MAX };
+    database = await openDatabase(options);
+    await database.migrate();
+    server = postgres(directUrl, { max: 1, onnotice: () => undefined });
+    const [pet] = await insertPets(database.db, [
+      { name: 'Locked', categoryId: 1, status: 'available' },
+    ]);
+    if (!pet) throw new Error('no pet inserted');
+    petId = pet.id;
+  }, 60_000);
+
+  afterAll(async () => {
+    await server.end();
+    await database.close();
+    await dropDatabase();
+  });
+
+  it(
+    'answers a read while every connection of the pool waits on a lock',
+    { timeout: 5_000 },
+    async () => {
+      const holder = await server.reserve();
+      await holder.unsafe('begin');
+      await holder.unsafe('select id from pets where id = $1 for update', [petId]);
+      const waitForLock = statementOf(
+        sql`select id from pets where id = ${sql.placeholder('id')} for update`,
+      );
+      const writers = Array.from({ length: POOL_MAX }, () =>
+        transaction(database.db, (tx) => tx.rows(waitForLock, { id: petId })),
+      );
+      try {
+        // Before the read connections, the read queued behind the writers until the lock went.
+        await expect(findPet(database.db, petId)).resolves.toMatchObject({ id: petId });
+      } finally {
+        await holder.unsafe('rollback');
+        holder.release();
+        await Promise.all(writers);
+      }
+    },
+  );
+
+  it('pipelines a burst of reads on its own few connections', async () => {
+    const connections = async () => {
+      const [row] = await server<{ n: number }[]>`
+        select count(*)::int as n from pg_stat_activity
+        where datname = ${databaseName} and application_name = 'petstore'`;
+      return row?.n ?? 0;
+    };
+    // A process of its own, which has opened no connection yet.
+    const fresh = await openDatabase(options);
+    try {
+      const before = await connections();
+      await Promise.all(Array.from({ length: 200 }, () => findPet(fresh.db, petId)));
+      expect((await connections()) - before).toBe(readConnections(POOL_MAX));
+    } finally {
+      await fresh.close();
+    }
+  });
+});
