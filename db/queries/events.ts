@@ -74,7 +74,6 @@ const settledStatement = statementOf(
   select id, type, occurred_at, data from events
   where id > ${sql.placeholder('after')} and id <= ${sql.placeholder('upTo')}
   order by id limit ${sql.placeholder('limit')}`,
-  { quickRead: true },
 );
 
 /**

@@ -43,29 +43,35 @@ describeOnPostgres('quick reads on connections of their own', () => {
     await dropDatabase();
   });
 
-  it(
-    'answers a read while every connection of the pool waits on a lock',
-    { timeout: 5_000 },
-    async () => {
-      const holder = await server.reserve();
-      await holder.unsafe('begin');
-      await holder.unsafe('select id from pets where id = $1 for update', [petId]);
-      const waitForLock = statementOf(
-        sql`select id from pets where id = ${sql.placeholder('id')} for update`,
-      );
-      const writers = Array.from({ length: POOL_MAX }, () =>
+  it('answers a read while every connection of the pool waits on a lock', async () => {
+    const holder = await server.reserve();
+    await holder.unsafe('begin');
+    await holder.unsafe('select id from pets where id = $1 for update', [petId]);
+    const waitForLock = statementOf(
+      sql`select id from pets where id = ${sql.placeholder('id')} for update`,
+    );
+    let writersDone = false;
+    const writers = Promise.all(
+      Array.from({ length: POOL_MAX }, () =>
         transaction(database.db, (tx) => tx.rows(waitForLock, { id: petId })),
-      );
-      try {
-        // Before the read connections, the read queued behind the writers until the lock went.
-        await expect(findPet(database.db, petId)).resolves.toMatchObject({ id: petId });
-      } finally {
-        await holder.unsafe('rollback');
-        holder.release();
-        await Promise.all(writers);
-      }
-    },
-  );
+      ),
+    ).finally(() => (writersDone = true));
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      // On one pool the read queued behind the writers until the lock went.
+      const read = await Promise.race([
+        findPet(database.db, petId),
+        new Promise((resolve) => (timer = setTimeout(resolve, 1_000, 'still waiting'))),
+      ]);
+      expect(read).toMatchObject({ id: petId });
+      expect(writersDone).toBe(false);
+    } finally {
+      clearTimeout(timer);
+      await holder.unsafe('rollback');
+      holder.release();
+      await writers;
+    }
+  });
 
   it('pipelines a burst of reads on its own few connections', async () => {
     const connections = async () => {
