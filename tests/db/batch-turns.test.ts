@@ -39,16 +39,18 @@ describe('loaderInTurns', () => {
   it('gathers the loads of one turn of the event loop in a burst loader', async () => {
     const { batches, batch } = heldBatches();
     const loader = burstLoader(batch);
-    // Separate callbacks, as separate requests are, each followed by a drain of the microtasks.
+    // Separate callbacks of one turn, as separate requests are, each followed by a drain of the
+    // microtasks. Immediates, not timers: two timers set one after the other may fall due a
+    // millisecond apart, in different turns, on a busy machine.
     const loads = await new Promise<Promise<string>[]>((resolve) => {
       const made: Promise<string>[] = [];
-      setTimeout(() => {
+      setImmediate(() => {
         made.push(loader.load(1));
-      }, 0);
-      setTimeout(() => {
+      });
+      setImmediate(() => {
         made.push(loader.load(2));
         resolve(made);
-      }, 0);
+      });
     });
     await nextTurn();
     expect(batches.map((b) => b.keys)).toEqual([[1, 2]]);
