@@ -1,6 +1,8 @@
-import { and, asc, count, eq, inArray, isNotNull, isNull } from 'drizzle-orm';
+import { and, asc, count, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
+import { QueryBuilder } from 'drizzle-orm/pg-core';
 import type { Database } from '../database.js';
-import { apiKeys } from '../schema.js';
+import { runnerOf, statementOf } from '../runner.js';
+import { apiKeys, DATABASE_CASING } from '../schema.js';
 
 export type ApiKeyScope = (typeof apiKeys.scope.enumValues)[number];
 
@@ -32,17 +34,23 @@ export async function insertApiKey(
   return created;
 }
 
+/** A quick read: a request whose key is not cached waits on it before anything else. */
+const activeKey = statementOf(
+  new QueryBuilder({ casing: DATABASE_CASING })
+    .select({ secretHash: apiKeys.secretHash, scope: apiKeys.scope })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.id, sql.placeholder('id')), isNull(apiKeys.revokedAt)))
+    .limit(1),
+  { quickRead: true },
+);
+
 /** The stored hash and scope of a key that has not been revoked. */
 export async function findActiveApiKey(
   db: Database,
   id: string,
 ): Promise<{ secretHash: string; scope: ApiKeyScope } | undefined> {
-  const rows = await db
-    .select({ secretHash: apiKeys.secretHash, scope: apiKeys.scope })
-    .from(apiKeys)
-    .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
-    .limit(1);
-  return rows[0];
+  const [row] = await runnerOf(db).rows(activeKey, { id });
+  return row && { secretHash: row[0] as string, scope: row[1] as ApiKeyScope };
 }
 
 export function listApiKeys(db: Database): Promise<ApiKeyRecord[]> {

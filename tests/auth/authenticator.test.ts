@@ -8,6 +8,7 @@ import {
   UNKNOWN_KEY_TTL_MS,
 } from '../../server/domain/auth/authenticator.js';
 import { issueApiKey } from '../../server/domain/auth/issue-api-key.js';
+import { attachRunner, runnerOf } from '../../db/runner.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
 let database: TestDatabase;
@@ -20,27 +21,44 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-/** The real database, counting the reads and writes made through it. */
+/**
+ * The real database, counting the reads (statements run, as the key lookup is) and the writes
+ * (drizzle updates, as recording a key's use is) made through it.
+ */
 function counted(db: Database) {
   const calls = { select: 0, update: 0 };
   const proxy = new Proxy(db, {
     get(target, property, receiver) {
-      if (property === 'select' || property === 'update') calls[property] += 1;
+      if (property === 'update') calls.update += 1;
       return Reflect.get(target, property, receiver) as unknown;
     },
   });
+  const runner = runnerOf(db);
+  attachRunner(proxy, {
+    rows: (statement, values) => {
+      calls.select += 1;
+      return runner.rows(statement, values);
+    },
+    transaction: (work) => runner.transaction(work),
+  });
   return { db: proxy, calls };
 }
+
+const consulted = (what: string) => new Error(`the database was consulted (${what})`);
 
 /** A database that fails the test if anything reaches it. */
 const untouchable = new Proxy<object>(
   {},
   {
     get(_target, property) {
-      throw new Error(`the database was consulted (${String(property)})`);
+      throw consulted(String(property));
     },
   },
 ) as Database;
+attachRunner(untouchable, {
+  rows: () => Promise.reject(consulted('a statement')),
+  transaction: () => Promise.reject(consulted('a transaction')),
+});
 
 function withBrokenChecksum(key: string): string {
   const last = key.at(-1) === 'a' ? 'b' : 'a';

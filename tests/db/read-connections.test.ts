@@ -7,7 +7,9 @@ import {
   type DatabaseHandle,
   type DatabaseOptions,
 } from '../../db/client.js';
+import { findActiveApiKey } from '../../db/queries/api-keys.js';
 import { findPet, insertPets } from '../../db/queries/pets.js';
+import { issueApiKey } from '../../server/domain/auth/issue-api-key.js';
 import { statementOf, transaction } from '../../db/runner.js';
 import { createPostgresDatabase, describeOnPostgres, postgresTarget } from '../helpers/database.js';
 
@@ -20,6 +22,7 @@ describeOnPostgres('quick reads on connections of their own', () => {
   let dropDatabase: () => Promise<void>;
   let databaseName: string;
   let petId: number;
+  let key: { id: string };
   let options: DatabaseOptions;
 
   beforeAll(async () => {
@@ -35,6 +38,7 @@ describeOnPostgres('quick reads on connections of their own', () => {
     ]);
     if (!pet) throw new Error('no pet inserted');
     petId = pet.id;
+    key = await issueApiKey(database.db, { name: 'reader', scope: 'read' });
   }, 60_000);
 
   afterAll(async () => {
@@ -43,7 +47,7 @@ describeOnPostgres('quick reads on connections of their own', () => {
     await dropDatabase();
   });
 
-  it('answers a read while every connection of the pool waits on a lock', async () => {
+  it('looks up a key and reads a pet while every connection of the pool waits on a lock', async () => {
     const holder = await server.reserve();
     await holder.unsafe('begin');
     await holder.unsafe('select id from pets where id = $1 for update', [petId]);
@@ -60,10 +64,10 @@ describeOnPostgres('quick reads on connections of their own', () => {
     try {
       // On one pool the read queued behind the writers until the lock went.
       const read = await Promise.race([
-        findPet(database.db, petId),
+        Promise.all([findActiveApiKey(database.db, key.id), findPet(database.db, petId)]),
         new Promise((resolve) => (timer = setTimeout(resolve, 1_000, 'still waiting'))),
       ]);
-      expect(read).toMatchObject({ id: petId });
+      expect(read).toMatchObject([{ scope: 'read' }, { id: petId }]);
       expect(writersDone).toBe(false);
     } finally {
       clearTimeout(timer);
