@@ -25,7 +25,7 @@ export interface Statement {
 }
 
 /** How a statement is run: see Statement. */
-export type StatementOptions = Pick<Statement, 'planEachRun' | 'quickRead'>;
+type StatementOptions = Pick<Statement, 'planEachRun' | 'quickRead'>;
 
 const dialect = new PgDialect({ casing: DATABASE_CASING });
 
@@ -128,7 +128,7 @@ const isMissingStatement = (error: unknown): boolean =>
  * own until it ends, and so may a statement that waits on a lock; quick reads need neither,
  * and on a few connections they are pipelined, several to a write and a wake-up of the
  * server, at a fraction of the cost per statement (docs/performance.md). The same client
- * twice when the process may hold only one connection.
+ * twice for a pool too small to split (db/client.ts, readConnections).
  */
 export interface PostgresClients {
   /** Transactions and every statement but quick reads. */

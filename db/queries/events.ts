@@ -69,12 +69,10 @@ export function eventsAfter(db: Database, after: number, limit: number): Promise
   });
 }
 
-const settledStatement = statementOf(
-  sql`
+const settledStatement = statementOf(sql`
   select id, type, occurred_at, data from events
   where id > ${sql.placeholder('after')} and id <= ${sql.placeholder('upTo')}
-  order by id limit ${sql.placeholder('limit')}`,
-);
+  order by id limit ${sql.placeholder('limit')}`);
 
 /**
  * Events after `after` up to `upTo`, an id some reader has already read past the barrier (so

@@ -12,7 +12,8 @@ import { events } from '../../db/schema.js';
 import { pruneExpiredEvents } from '../../server/domain/events/retention.js';
 import type { AppRouter } from '../../server/surfaces/trpc/router.js';
 import { createChildDatabase, type ChildDatabase } from '../helpers/child-database.js';
-import { freePort, spawnServer, type ChildServer } from '../helpers/child-server.js';
+import { spawnServer, type ChildServer } from '../helpers/child-server.js';
+import { freePort } from '../helpers/ports.js';
 import { testDatabaseTarget } from '../helpers/database.js';
 import { TEST_KEY, useTestServer } from '../helpers/server.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openDatabase } from '../../db/client.js';
 import { describeOnPostgres } from '../helpers/database.js';
-import { freePort } from '../helpers/child-server.js';
+import { freePort } from '../helpers/ports.js';
 import { startPrivatePostgres, type PrivatePostgres } from '../helpers/private-postgres.js';
 import { startTestServer, TEST_KEY, type TestServer } from '../helpers/server.js';
 import { timedRequest } from '../helpers/timed-request.js';

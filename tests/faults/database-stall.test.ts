@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, expect, it, vi, type TestContext } from 'vitest';
-import { freePort, spawnServer, type ChildServer } from '../helpers/child-server.js';
+import { spawnServer, type ChildServer } from '../helpers/child-server.js';
+import { freePort } from '../helpers/ports.js';
 import { describeOnPostgres } from '../helpers/database.js';
 import { openStream, type SseStream } from '../helpers/sse.js';
 import { createProxiedDatabase, type ProxiedDatabase } from '../helpers/proxied-database.js';

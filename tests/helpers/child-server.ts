@@ -3,8 +3,6 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { startNodeFlags } from '../../scripts/start-flags.js';
 
-export { freePort } from './ports.js';
-
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const START_TIMEOUT_MS = 60_000;
 

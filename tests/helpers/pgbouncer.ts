@@ -3,7 +3,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import type { Readable } from 'node:stream';
 import { join } from 'node:path';
-import { freePort } from './child-server.js';
+import { freePort } from './ports.js';
 
 export const PGBOUNCER_BIN = '/usr/sbin/pgbouncer';
 const START_TIMEOUT_MS = 10_000;

@@ -3,7 +3,7 @@ import { chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { freePort } from './child-server.js';
+import { freePort } from './ports.js';
 
 const run = promisify(execFile);
 const BIN = '/usr/lib/postgresql/15/bin';

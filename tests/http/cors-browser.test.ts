@@ -2,7 +2,8 @@ import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserSkipNote, launchChromium } from '../helpers/browser.js';
 import { createChildDatabase, type ChildDatabase } from '../helpers/child-database.js';
-import { freePort, spawnServer, type ChildServer } from '../helpers/child-server.js';
+import { spawnServer, type ChildServer } from '../helpers/child-server.js';
+import { freePort } from '../helpers/ports.js';
 import { loadConformance, type Conformance } from '../helpers/conformance.js';
 import { testDatabaseTarget } from '../helpers/database.js';
 

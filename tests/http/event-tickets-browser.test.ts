@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserSkipNote, launchChromium } from '../helpers/browser.js';
-import { freePort } from '../helpers/child-server.js';
+import { freePort } from '../helpers/ports.js';
 import { newPet } from '../helpers/factories.js';
 import { TEST_KEY, useTestServer } from '../helpers/server.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';

@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startNodeFlags } from '../../scripts/start-flags.js';
 import { createChildDatabase, type ChildDatabase } from '../helpers/child-database.js';
-import { freePort, spawnServer, type ChildServer } from '../helpers/child-server.js';
+import { spawnServer, type ChildServer } from '../helpers/child-server.js';
+import { freePort } from '../helpers/ports.js';
 import { rawRequest } from '../helpers/http.js';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { getMetricsFromStream, type PromHistogramData, type PromMetrics } from 'prom2javascript';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { freePort, spawnServer, type ChildServer } from '../helpers/child-server.js';
+import { spawnServer, type ChildServer } from '../helpers/child-server.js';
+import { freePort } from '../helpers/ports.js';
 import {
   createPostgresDatabase,
   testDatabaseTarget,
