@@ -86,5 +86,7 @@ export default tseslint.config(
     },
   },
   ...layerRules,
-  { files: ['eslint.config.js'], ...tseslint.configs.disableTypeChecked },
+  // Plain JavaScript outside the TypeScript project: this file, and module hooks Node loads
+  // before any TypeScript loader (tests/helpers/module-recorder/).
+  { files: ['eslint.config.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
 );

@@ -1,22 +1,15 @@
-import { mkdirSync } from 'node:fs';
-import { PGlite } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { preferNamedWhenDirect } from './direct-connection.js';
-import { attachRunner, pgliteRunner, postgresRunner } from './runner.js';
+import { attachRunner, postgresRunner } from './runner.js';
 import type { Database } from './database.js';
-import { dumpPglite } from './backup.js';
-import {
-  DEFAULT_EMBEDDED_SETTINGS,
-  pgliteOptions,
-  type EmbeddedSettings,
-} from './embedded/settings.js';
-import { migratePglite, migratePostgres } from './migrate.js';
+import type { DatabaseHandle } from './handle.js';
+import { DEFAULT_EMBEDDED_SETTINGS, type EmbeddedSettings } from './embedded/settings.js';
+import { migratePostgres } from './migrate.js';
 import * as schema from './schema.js';
 
-export type { Database };
+export type { Database, DatabaseHandle };
 
 export type DatabaseOptions =
   | {
@@ -39,33 +32,6 @@ export type DatabaseOptions =
        */
       archive?: Blob;
     };
-
-export interface DatabaseHandle {
-  readonly kind: DatabaseOptions['kind'];
-  readonly db: Database;
-  /** Applies the committed migrations in drizzle/. */
-  migrate(): Promise<void>;
-  /** Resolves when the database answers a trivial query. */
-  ping(): Promise<void>;
-  /**
-   * Calls `onNotify` for every NOTIFY on `channel`, and `onListening` each time the listener is
-   * (re)connected, when notifications sent meanwhile may have been missed. On PostgreSQL this is
-   * one connection of its own per process, to the direct URL when there is one; without it the
-   * URL may be a pooler, where LISTEN reaches no one, so until the server proves it sees our
-   * connections directly `onListening` is also called every LISTEN_FALLBACK_MS. On PGlite, in
-   * process.
-   */
-  listen(
-    channel: string,
-    onNotify: (payload: string) => void,
-    onListening: () => void,
-  ): Promise<{ unlisten(): Promise<void> }>;
-  /** PGlite only: a consistent copy of the data folder, as a gzipped tar (db/backup.ts). */
-  readonly dump?: () => Promise<Blob>;
-  /** Connections the process may hold: DATABASE_POOL_MAX on PostgreSQL, 1 on PGlite. */
-  readonly poolSize: number;
-  close(): Promise<void>;
-}
 
 const CONNECT_TIMEOUT_SECONDS = 5;
 const MAX_RECONNECT_DELAY_SECONDS = 1;
@@ -97,10 +63,20 @@ export function readConnections(poolMax: number): number {
   return poolMax < MIN_POOL_TO_SPLIT ? 0 : Math.ceil(poolMax / 4);
 }
 
-export function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
-  return options.kind === 'postgres'
-    ? Promise.resolve(openPostgres(options.url, options.poolMax, options.directUrl))
-    : openPglite(options.dataDir, options.settings ?? DEFAULT_EMBEDDED_SETTINGS, options.archive);
+/**
+ * The embedded engine is loaded only when it is opened: a service on PostgreSQL never holds
+ * PGlite's code (docs/performance.md, peak memory).
+ */
+export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
+  if (options.kind === 'postgres') {
+    return openPostgres(options.url, options.poolMax, options.directUrl);
+  }
+  const { openPglite } = await import('./embedded/client.js');
+  return openPglite(
+    options.dataDir,
+    options.settings ?? DEFAULT_EMBEDDED_SETTINGS,
+    options.archive,
+  );
 }
 
 function openPostgres(url: string, poolMax: number, directUrl?: string): DatabaseHandle {
@@ -153,35 +129,5 @@ function openPostgres(url: string, poolMax: number, directUrl?: string): Databas
         listener !== client && listener.end({ timeout: 5 }),
       ]);
     },
-  };
-}
-
-async function openPglite(
-  dataDir: string,
-  settings: EmbeddedSettings,
-  archive: Blob | undefined,
-): Promise<DatabaseHandle> {
-  if (!dataDir.includes('://')) mkdirSync(dataDir, { recursive: true });
-  const client = await PGlite.create(dataDir, {
-    ...pgliteOptions(settings),
-    ...(archive ? { loadDataDir: archive } : {}),
-  });
-  const db = drizzlePglite(client, { schema, casing: schema.DATABASE_CASING });
-  attachRunner(db, pgliteRunner(client));
-  return {
-    kind: 'pglite',
-    db,
-    poolSize: 1,
-    migrate: () => migratePglite(db),
-    ping: async () => {
-      await db.execute(sql`select 1`);
-    },
-    listen: async (channel, onNotify, onListening) => {
-      const unlisten = await client.listen(channel, onNotify);
-      onListening();
-      return { unlisten: () => unlisten() };
-    },
-    dump: () => dumpPglite(client),
-    close: () => client.close(),
   };
 }

@@ -1,6 +1,4 @@
 import { fileURLToPath } from 'node:url';
-import type { PgliteDatabase } from 'drizzle-orm/pglite';
-import { migrate as migrateWithPglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import { migrate as migrateWithPostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
@@ -9,10 +7,6 @@ export const migrationsFolder = fileURLToPath(new URL('../drizzle', import.meta.
 
 /** Any constant works; it only has to be the same for every instance of this service. */
 const MIGRATION_LOCK_ID = 7_246_110_842;
-
-export async function migratePglite(db: PgliteDatabase<Record<string, unknown>>): Promise<void> {
-  await migrateWithPglite(db, { migrationsFolder });
-}
 
 /**
  * Holds a transaction-scoped advisory lock on one connection while another runs the migrations,

@@ -2,7 +2,7 @@ import { runCommand } from './run-command.js';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { openDatabase } from '../db/client.js';
-import { holdsDatabase } from '../db/backup.js';
+import { holdsDatabase } from '../db/embedded/folder.js';
 import { writeBackup } from '../server/surfaces/admin/backup.js';
 import type { ExitCode } from '../server/surfaces/admin/keys-commands.js';
 import { loadConfig } from '../server/process/config.js';

@@ -1,6 +1,3 @@
-import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-
 /** PostgreSQL settings of the embedded database, in PostgreSQL's units (`16MB`). */
 export interface EmbeddedSettings {
   /**
@@ -23,19 +20,3 @@ export const DEFAULT_EMBEDDED_SETTINGS: EmbeddedSettings = {
   maxWalSize: '64MB',
   minWalSize: '32MB',
 };
-
-/**
- * PGlite's own start parameters, then the settings above, and pg_trgm: the migrations create it,
- * which PGlite can only do when the extension is loaded.
- */
-export function pgliteOptions(settings: EmbeddedSettings): PGliteOptions {
-  return {
-    extensions: { pg_trgm },
-    startParams: [
-      ...PGlite.defaultStartParams,
-      ...['-c', `shared_buffers=${settings.sharedBuffers}`],
-      ...['-c', `max_wal_size=${settings.maxWalSize}`],
-      ...['-c', `min_wal_size=${settings.minWalSize}`],
-    ],
-  };
-}

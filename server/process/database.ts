@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
-import { folderEntries } from '../../db/backup.js';
 import { openDatabase, type DatabaseHandle } from '../../db/client.js';
 import { emptyDatabaseFolder, findEmptyDatabase } from '../../db/embedded/empty-database.js';
+import { folderEntries } from '../../db/embedded/folder.js';
 import type { Logger } from '../support/logger.js';
 import type { Config } from './config.js';
 

@@ -1,6 +1,4 @@
-import { existsSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { PGlite } from '@electric-sql/pglite';
 
 /**
@@ -12,16 +10,6 @@ import { PGlite } from '@electric-sql/pglite';
 export async function dumpPglite(client: PGlite): Promise<Blob> {
   await client.exec('CHECKPOINT');
   return client.dumpDataDir('gzip');
-}
-
-/** Whether `dataDir` holds a PGlite database (PostgreSQL writes PG_VERSION when it creates one). */
-export function holdsDatabase(dataDir: string): boolean {
-  return existsSync(join(dataDir, 'PG_VERSION'));
-}
-
-/** What `dataDir` holds; nothing when the folder does not exist. */
-export async function folderEntries(dataDir: string): Promise<string[]> {
-  return existsSync(dataDir) ? readdir(dataDir) : [];
 }
 
 /**
