@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { listPets, type PetFilters } from '../../../db/queries/pet-pages.js';
 import type { ListPetsInput, PetPage } from '../schemas/pet.js';
 import type { CursorScope, PageReader } from './cursor.js';
@@ -41,10 +41,12 @@ function filtersOf(input: ListPetsInput): PetFilters {
  */
 function filterOf({ status, categoryId, name, ids }: PetFilters): string | null {
   if (categoryId === undefined && name === undefined && ids === undefined) return status ?? null;
-  const digest = createHash('sha256')
-    .update(JSON.stringify([status ?? null, categoryId ?? null, name ?? null, ids ?? null]))
-    .digest('base64url')
-    .slice(0, 22);
+  // One-shot, as for API keys: no Hash object for the garbage collector to finalise.
+  const digest = hash(
+    'sha256',
+    JSON.stringify([status ?? null, categoryId ?? null, name ?? null, ids ?? null]),
+    'base64url',
+  ).slice(0, 22);
   return `${DIGEST_PREFIX}${digest}`;
 }
 
@@ -58,13 +60,16 @@ function filterOf({ status, categoryId, name, ids }: PetFilters): string | null 
 export async function pageOfPets(ctx: PageReader, input: ListPetsInput): Promise<PetPage> {
   const { limit, cursor } = input;
   const filters = filtersOf(input);
-  const filter = filterOf(filters);
-  const after = cursor === undefined ? 0 : ctx.cursors.decode(PET_CURSORS, cursor, filter);
+  // Only a cursor read or issued needs the filters' digest: a first page that is also the
+  // last (five pets by id) makes no hash.
+  let bound: string | null | undefined;
+  const filter = () => (bound === undefined ? (bound = filterOf(filters)) : bound);
+  const after = cursor === undefined ? 0 : ctx.cursors.decode(PET_CURSORS, cursor, filter());
   const rows = await listPets(ctx.db, { ...filters, limit: limit + 1, after });
   const items = rows.slice(0, limit);
   const last = items.at(-1);
   const nextCursor =
-    rows.length > limit && last ? ctx.cursors.encode(PET_CURSORS, last.id, filter) : null;
+    rows.length > limit && last ? ctx.cursors.encode(PET_CURSORS, last.id, filter()) : null;
   return { items, nextCursor };
 }
 
