@@ -87,6 +87,9 @@ export default tseslint.config(
   },
   ...layerRules,
   // Plain JavaScript outside the TypeScript project: this file, and module hooks Node loads
-  // before any TypeScript loader (tests/helpers/module-recorder/).
-  { files: ['eslint.config.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
+  // before any TypeScript loader.
+  {
+    files: ['eslint.config.js', 'tests/helpers/module-recorder/*.mjs'],
+    ...tseslint.configs.disableTypeChecked,
+  },
 );

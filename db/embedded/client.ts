@@ -12,8 +12,8 @@ import { dumpPglite } from './backup.js';
 import type { EmbeddedSettings } from './settings.js';
 
 /**
- * PGlite's own start parameters, then the settings above, and pg_trgm: the migrations create it,
- * which PGlite can only do when the extension is loaded.
+ * PGlite's own start parameters, then the settings (./settings.ts), and pg_trgm: the migrations
+ * create it, which PGlite can only do when the extension is loaded.
  */
 export function pgliteOptions(settings: EmbeddedSettings): PGliteOptions {
   return {

@@ -72,6 +72,26 @@ describe('pets.listPage', () => {
     expect(error.message).toMatch(/^Invalid cursor: altered or not issued by this service/);
   });
 
+  it('binds a filtered cursor to the digest its filters have always had', async () => {
+    // Pinned: a cursor a client holds stays valid only while its filters hash as they did.
+    const boundFilter = (cursor: string | null) =>
+      (
+        JSON.parse(Buffer.from(cursor?.split('.')[0] ?? '', 'base64url').toString()) as {
+          s: string;
+        }
+      ).s;
+    const { caller } = callerWith();
+    const byCategory = await caller.pets.listPage({ categoryId: 1, limit: 1 });
+    expect(boundFilter(byCategory.nextCursor)).toBe('#4fY7mvKkjkfGrJTzj2Op4b');
+    const combined = await caller.pets.listPage({
+      status: 'available',
+      categoryId: 2,
+      name: 'bulk',
+      limit: 1,
+    });
+    expect(boundFilter(combined.nextCursor)).toBe('#zcgLvmOJd7WHtHr_cI5y2n');
+  });
+
   it('refuses a cursor issued for another status, naming both filters', async () => {
     const { caller } = callerWith();
     const page = await caller.pets.listPage({ status: 'sold', limit: 1 });
