@@ -71,12 +71,13 @@ export interface StatementMode {
 function postgresRows(client: Sql | ReservedSql, mode: StatementMode): Runner['rows'] {
   // The query itself is returned: an async wrapper here changed how fresh processes collect
   // garbage under load (docs/performance.md).
-  return (statement, values) =>
-    client
-      .unsafe<unknown[][]>(statement.sql, params(statement, values), {
-        prepare: mode.prepared && statement.planEachRun !== true,
-      })
-      .values();
+  return (statement, values) => {
+    // postgres.js sends a statement without parameters as a simple query unless `simple` is
+    // false (porsager/postgres#794): its text every time, parsed, planned and described
+    // every time. A variable, not a literal in the call: `simple` is not in its option types.
+    const options = { prepare: mode.prepared && statement.planEachRun !== true, simple: false };
+    return client.unsafe<unknown[][]>(statement.sql, params(statement, values), options).values();
+  };
 }
 
 /**
