@@ -1,6 +1,6 @@
 import postgres from 'postgres';
 import { sql } from 'drizzle-orm';
-import { afterAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { postgresRunner, statementOf } from '../../db/runner.js';
 import { describeOnPostgres, postgresTarget } from '../helpers/database.js';
 
@@ -11,8 +11,11 @@ import { describeOnPostgres, postgresTarget } from '../helpers/database.js';
  * of a get (docs/performance.md).
  */
 describeOnPostgres('a statement without parameters', () => {
-  // One connection, so the server's list of prepared statements below is the runner's.
-  const client = postgres(postgresTarget().url, { max: 1, onnotice: () => undefined });
+  let client: postgres.Sql;
+  beforeAll(() => {
+    // One connection, so the server's list of prepared statements below is the runner's.
+    client = postgres(postgresTarget().url, { max: 1, onnotice: () => undefined });
+  });
   afterAll(() => client.end());
 
   it('is prepared on the server like any other, when statements are prepared', async () => {
