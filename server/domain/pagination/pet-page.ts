@@ -41,7 +41,7 @@ function filtersOf(input: ListPetsInput): PetFilters {
  */
 function filterOf({ status, categoryId, name, ids }: PetFilters): string | null {
   if (categoryId === undefined && name === undefined && ids === undefined) return status ?? null;
-  // One-shot, as for API keys: no Hash object for the garbage collector to finalise.
+  // One-shot, as the API key's digest: no Hash object made for a digest used once.
   const digest = hash(
     'sha256',
     JSON.stringify([status ?? null, categoryId ?? null, name ?? null, ids ?? null]),
