@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import postgres from 'postgres';
+import type { ContractWork, PetItem } from './contract-work.js';
 import { findPets, inventory } from './floor-finding.js';
 import { broadcast, follow } from './floor-followers.js';
 
@@ -14,13 +15,24 @@ import { broadcast, follow } from './floor-followers.js';
 const sql = postgres(process.argv[2] ?? '', { max: 10 });
 const key = `Bearer ${process.argv[3] ?? ''}`;
 const port = Number(process.argv[4] ?? 0);
+/**
+ * `--contract-work`: the contract's per-request work on top (bench/contract-work.ts), loaded
+ * only then, so that the bare floor carries none of its modules.
+ */
+const contract =
+  process.argv[5] === '--contract-work'
+    ? (await import('./contract-work.js')).contractWork(
+        process.argv[3] ?? '',
+        `http://127.0.0.1:${String(port)}`,
+      )
+    : undefined;
 const STATUSES = new Set(['available', 'pending', 'sold']);
 
 function send(
   res: ServerResponse,
   status: number,
   body: unknown,
-  headers: Record<string, string> = {},
+  headers: Record<string, string> = contract?.headers(res) ?? {},
 ) {
   const payload = JSON.stringify(body);
   res.writeHead(status, {
@@ -157,6 +169,28 @@ async function cancelOrder(res: ServerResponse, id: number): Promise<void> {
   send(res, 200, toOrder(order));
 }
 
+const toItem = (row: postgres.Row) => ({
+  ...row,
+  id: Number(row.id),
+  categoryId: Number(row.categoryId),
+});
+
+function pageRows(query: URLSearchParams, status: string | null | undefined, limit: number) {
+  if (query.has('name') || query.has('id')) return findPets(sql, query, limit);
+  return status && STATUSES.has(status)
+    ? sql`select id, name, category_id as "categoryId", status from pets where status = ${status} and deleted_at is null and id > ${0} order by id limit ${limit}`
+    : sql`select id, name, category_id as "categoryId", status from pets where deleted_at is null and id > ${0} order by id limit ${limit}`;
+}
+
+/** A page with the contract's work: its query and items checked, one row more read for the next link. */
+async function contractPage(query: URLSearchParams, res: ServerResponse, work: ContractWork) {
+  const { limit, status } = work.pageQuery(query);
+  const rows = await pageRows(query, status, limit + 1);
+  const headers = work.headers(res);
+  const items = rows.slice(0, limit).map(toItem) as PetItem[];
+  send(res, 200, work.page(items, rows.length > limit, limit, headers), headers);
+}
+
 async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
   if (req.headers.authorization !== key) {
     send(res, 401, { code: 'UNAUTHORIZED', message: 'no', status: 401 });
@@ -168,19 +202,13 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     return;
   }
   if (url.pathname === '/v1/pets' && req.method === 'GET') {
+    if (contract) {
+      await contractPage(url.searchParams, res, contract);
+      return;
+    }
     const limit = Number(url.searchParams.get('limit') ?? 20);
-    const status = url.searchParams.get('status');
-    const finding = url.searchParams.has('name') || url.searchParams.has('id');
-    const rows = finding
-      ? await findPets(sql, url.searchParams, limit)
-      : status && STATUSES.has(status)
-        ? await sql`select id, name, category_id as "categoryId", status from pets where status = ${status} and deleted_at is null and id > ${0} order by id limit ${limit}`
-        : await sql`select id, name, category_id as "categoryId", status from pets where deleted_at is null and id > ${0} order by id limit ${limit}`;
-    send(
-      res,
-      200,
-      rows.map((row) => ({ ...row, id: Number(row.id), categoryId: Number(row.categoryId) })),
-    );
+    const rows = await pageRows(url.searchParams, url.searchParams.get('status'), limit);
+    send(res, 200, rows.map(toItem));
     return;
   }
   if (url.pathname === '/v1/pets' && req.method === 'POST') {
@@ -241,6 +269,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
 }
 
 createServer((req, res) => {
+  if (contract && !contract.admit(req, res)) return;
   handle(req, res).catch(() => {
     send(res, 500, { code: 'INTERNAL_SERVER_ERROR', message: 'error', status: 500 });
   });

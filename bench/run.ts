@@ -33,6 +33,7 @@ const { values: args } = parseArgs({
     streams: { type: 'boolean', default: false },
     embedded: { type: 'string' },
     'pglite-defaults': { type: 'boolean', default: false },
+    'contract-floor': { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
 });
@@ -44,7 +45,8 @@ if (args.help) {
       '  --only <text>: only the paired rounds of scenarios whose name contains <text>, no report\n' +
       '  --streams: only the phase with 1,000 event streams open, no report\n' +
       '  --embedded <pets,...>: only the embedded phase, a PGlite folder of each size (10000,1000000)\n' +
-      "  --pglite-defaults: the embedded phase with PostgreSQL's own memory and WAL settings\n",
+      "  --pglite-defaults: the embedded phase with PostgreSQL's own memory and WAL settings\n" +
+      "  --contract-floor: the floor also does the contract's per-request work (bench/contract-work.ts)\n",
   );
   process.exit(0);
 }
@@ -76,7 +78,10 @@ if (args.embedded) {
   process.exit(0);
 }
 const databaseUrl = await seedBenchDatabase(args.database, 'petstore_bench', pets);
-const setup = `${connections} connections, ${duration} s x ${rounds} rounds (medians; ratio = median of per-round service/floor)${args.only ? '' : `, soak ${soakSeconds} s`}, ${pets.toLocaleString('en')} pets, server pinned to core ${serverCore}, load on core ${loadCore}, Node ${process.version}`;
+const floorKind = args['contract-floor']
+  ? "floor with the contract's per-request work (bench/contract-work.ts)"
+  : 'bare floor';
+const setup = `${floorKind}, ${connections} connections, ${duration} s x ${rounds} rounds (medians; ratio = median of per-round service/floor)${args.only ? '' : `, soak ${soakSeconds} s`}, ${pets.toLocaleString('en')} pets, server pinned to core ${serverCore}, load on core ${loadCore}, Node ${process.version}`;
 
 function startService(port: number, env: Record<string, string>, core?: number) {
   const command = [...startNodeFlags(), 'dist/server/main.js'];
@@ -149,6 +154,7 @@ const floor = startProcess(
     databaseUrl,
     KEY,
     String(FLOOR_PORT),
+    ...(args['contract-floor'] ? ['--contract-work'] : []),
   ]),
 );
 const service = startService(SERVICE_PORT, {}, serverCore);
