@@ -100,6 +100,13 @@ export function lastEventId(db: Database): Promise<number> {
   });
 }
 
+const notifyStatement = statementOf(sql`select pg_notify(${EVENTS_CHANNEL}, '')`);
+
+/** Wakes every process's event feed (they LISTEN on EVENTS_CHANNEL); sent after a commit. */
+export async function notifyEventFeeds(db: Database): Promise<void> {
+  await runnerOf(db).rows(notifyStatement);
+}
+
 /** The highest event id the retention purge has deleted (0 when none). */
 export async function prunedThrough(db: Database): Promise<number> {
   const [row] = await db.select({ through: eventRetention.prunedThrough }).from(eventRetention);

@@ -1,6 +1,5 @@
-import { sql } from 'drizzle-orm';
 import type { DatabaseHandle } from '../../../db/client.js';
-import { EVENTS_CHANNEL } from '../../../db/queries/events.js';
+import { notifyEventFeeds } from '../../../db/queries/events.js';
 import type { Logger } from '../../support/logger.js';
 import { summarizeError } from '../../support/error-summary.js';
 
@@ -13,14 +12,16 @@ const COALESCE_MS = 5;
  * NOTIFY inside the changing transaction would hold PostgreSQL's notification lock through that
  * transaction's commit, and make every change wait for the one before it to reach the disk. A
  * notification lost in a crash between the two only delays events until the next change wakes
- * the feeds, since they read the log itself.
+ * the feeds, since they read the log itself. A statement built once and prepared, as on
+ * every other path a request takes: built by drizzle on each call it cost about 28 µs a request
+ * of a busy update (docs/performance.md).
  */
 export function createChangeNotifier(database: DatabaseHandle, logger: Logger) {
   let scheduled: NodeJS.Timeout | undefined;
   let warned = false;
   const send = () => {
     scheduled = undefined;
-    database.db.execute(sql`select pg_notify(${EVENTS_CHANNEL}, '')`).then(
+    notifyEventFeeds(database.db).then(
       () => {
         warned = false;
       },
