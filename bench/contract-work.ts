@@ -1,4 +1,11 @@
-import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import {
+  createHmac,
+  hash,
+  randomBytes,
+  randomFillSync,
+  randomUUID,
+  timingSafeEqual,
+} from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import pino from 'pino';
 import { Histogram, Registry } from 'prom-client';
@@ -20,10 +27,15 @@ export interface ContractWork {
   admit(req: IncomingMessage, res: ServerResponse): boolean;
   /** The headers every answer carries, for the request `admit` started. */
   headers(res: ServerResponse): Record<string, string>;
-  /** A page's query, checked: its size and status. */
-  pageQuery(query: URLSearchParams): { limit: number; status?: string | undefined };
+  /** A page's query, checked; throws a ZodError for a bad one. */
+  pageQuery(query: URLSearchParams): PageQuery;
   /** The page's items checked, and its next link among `headers` when more exist. */
-  page(items: PetItem[], more: boolean, limit: number, headers: Record<string, string>): PetItem[];
+  page(
+    items: PetItem[],
+    more: boolean,
+    query: PageQuery,
+    headers: Record<string, string>,
+  ): PetItem[];
 }
 
 export interface PetItem {
@@ -43,6 +55,8 @@ const PAGE_QUERY = z
     cursor: z.string().optional(),
   })
   .strict();
+export type PageQuery = z.output<typeof PAGE_QUERY>;
+
 const PAGE = z.array(
   z.object({
     id: z.number().int(),
@@ -52,8 +66,24 @@ const PAGE = z.array(
   }),
 );
 
+/** Where a request's headers wait for its answer: on the response, as the service keeps them. */
+const HEADERS = Symbol('contract headers');
+type Answer = ServerResponse & { [HEADERS]?: Record<string, string> };
+
+/** Random bytes a few kilobytes at a time, as the service draws its trace ids. */
+const pool = Buffer.alloc(4096);
+let offset = pool.length;
+function randomHex(bytes: number): string {
+  if (offset + bytes > pool.length) {
+    randomFillSync(pool);
+    offset = 0;
+  }
+  offset += bytes;
+  return pool.toString('hex', offset - bytes, offset);
+}
+
 export function contractWork(key: string, baseUrl: string): ContractWork {
-  const keyDigest = createHash('sha256').update(key).digest();
+  const keyDigest = hash('sha256', key, 'buffer');
   const cursorSecret = randomBytes(32);
   // Written as the service writes its lines: 4 KiB synchronous writes, flushed twice a second.
   const destination = pino.destination({ dest: 1, sync: true, minLength: 4096 });
@@ -67,18 +97,19 @@ export function contractWork(key: string, baseUrl: string): ContractWork {
     labelNames: ['http_request_method', 'http_response_status_code'] as const,
     registers: [new Registry()],
   });
-  const started = new WeakMap<ServerResponse, Record<string, string>>();
 
   return {
-    admit(req, res) {
+    admit(req, res: Answer) {
       const startedAt = performance.now();
-      const traceId = randomBytes(16).toString('hex');
+      const traceId = randomHex(16);
+      const spanId = randomHex(8);
       const requestId = randomUUID();
-      started.set(res, {
+      const headers = {
         'x-request-id': requestId,
         'x-content-type-options': 'nosniff',
         'cache-control': 'no-store',
-      });
+      };
+      res[HEADERS] = headers;
       res.on('close', () => {
         const seconds = (performance.now() - startedAt) / 1000;
         duration.observe(
@@ -88,30 +119,37 @@ export function contractWork(key: string, baseUrl: string): ContractWork {
         logger.info({
           reqId: requestId,
           trace_id: traceId,
-          span_id: traceId.slice(0, 16),
+          span_id: spanId,
           method: req.method,
           status: res.statusCode,
           durationMs: Math.round(seconds * 10_000) / 10,
         });
       });
-      const given = createHash('sha256')
-        .update((req.headers.authorization ?? '').slice('Bearer '.length))
-        .digest();
-      if (timingSafeEqual(given, keyDigest)) return true;
-      res.writeHead(401).end();
+      const token = (req.headers.authorization ?? '').slice('Bearer '.length);
+      if (timingSafeEqual(hash('sha256', token, 'buffer'), keyDigest)) return true;
+      res.writeHead(401, { 'content-type': 'application/json', ...headers });
+      res.end(JSON.stringify({ code: 'UNAUTHORIZED', message: 'Unknown API key', status: 401 }));
       return false;
     },
-    headers: (res) => started.get(res) ?? {},
+    headers: (res: Answer) => res[HEADERS] ?? {},
     pageQuery: (query) => PAGE_QUERY.parse(Object.fromEntries(query)),
-    page(items, more, limit, headers) {
+    page(items, more, query, headers) {
       const checked = PAGE.parse(items);
       const last = checked.at(-1);
       if (more && last) {
-        const body = Buffer.from(JSON.stringify({ a: last.id, s: null })).toString('base64url');
+        const { limit, status, id, name } = query;
+        const bound = JSON.stringify({ a: last.id, s: status ?? null });
+        const body = Buffer.from(bound).toString('base64url');
         const signature = createHmac('sha256', cursorSecret).update(body).digest();
         const cursor = `${body}.${signature.subarray(0, 16).toString('base64url')}`;
-        const query = new URLSearchParams({ limit: String(limit), cursor });
-        headers.link = `<${baseUrl}/v1/pets?${query.toString()}>; rel="next"`;
+        const next = new URLSearchParams({
+          limit: String(limit),
+          ...(status ? { status } : {}),
+          ...(id ? { id } : {}),
+          ...(name === undefined ? {} : { name }),
+          cursor,
+        });
+        headers.link = `<${baseUrl}/v1/pets?${next.toString()}>; rel="next"`;
       }
       return checked;
     },

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import postgres from 'postgres';
-import type { ContractWork, PetItem } from './contract-work.js';
+import type { ContractWork, PageQuery, PetItem } from './contract-work.js';
 import { findPets, inventory } from './floor-finding.js';
 import { broadcast, follow } from './floor-followers.js';
 
@@ -32,13 +32,14 @@ function send(
   res: ServerResponse,
   status: number,
   body: unknown,
-  headers: Record<string, string> = contract?.headers(res) ?? {},
+  headers: Record<string, string> = {},
 ) {
   const payload = JSON.stringify(body);
   res.writeHead(status, {
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(payload),
-    ...headers,
+    // Every answer carries the contract's headers, also where a route passes its own.
+    ...(contract ? { ...contract.headers(res), ...headers } : headers),
   });
   res.end(payload);
 }
@@ -182,13 +183,22 @@ function pageRows(query: URLSearchParams, status: string | null | undefined, lim
     : sql`select id, name, category_id as "categoryId", status from pets where deleted_at is null and id > ${0} order by id limit ${limit}`;
 }
 
-/** A page with the contract's work: its query and items checked, one row more read for the next link. */
+/**
+ * A page with the contract's work: its query and items checked, one row more read for the next
+ * link. A query that fails its check is a 400, as the service answers it.
+ */
 async function contractPage(query: URLSearchParams, res: ServerResponse, work: ContractWork) {
-  const { limit, status } = work.pageQuery(query);
-  const rows = await pageRows(query, status, limit + 1);
+  let checked: PageQuery;
+  try {
+    checked = work.pageQuery(query);
+  } catch {
+    send(res, 400, { code: 'BAD_REQUEST', message: 'Invalid query', status: 400 });
+    return;
+  }
+  const rows = await pageRows(query, checked.status, checked.limit + 1);
+  const items = rows.slice(0, checked.limit).map(toItem) as PetItem[];
   const headers = work.headers(res);
-  const items = rows.slice(0, limit).map(toItem) as PetItem[];
-  send(res, 200, work.page(items, rows.length > limit, limit, headers), headers);
+  send(res, 200, work.page(items, rows.length > checked.limit, checked, headers), headers);
 }
 
 async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -111,6 +111,6 @@ export async function listPets(on: Queryable, options: PageOptions): Promise<Pet
   // An index, not rows.map or for-of: postgres.js answers an Array subclass, whose map is
   // several times slower and whose iterator allocated a result object per row (docs/performance.md).
   const page = new Array<PetRow>(rows.length);
-  for (let index = 0; index < rows.length; index++) page[index] = toPet(rows[index] ?? []);
+  for (let index = 0; index < rows.length; index++) page[index] = toPet(rows[index] as unknown[]);
   return page;
 }
