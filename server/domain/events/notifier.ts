@@ -12,9 +12,9 @@ const COALESCE_MS = 5;
  * NOTIFY inside the changing transaction would hold PostgreSQL's notification lock through that
  * transaction's commit, and make every change wait for the one before it to reach the disk. A
  * notification lost in a crash between the two only delays events until the next change wakes
- * the feeds, since they read the log itself. A statement built once and run by the runner
- * (named where the connection is direct), as on every other path a request takes: built by drizzle on each call it cost about 28 µs a request
- * of a busy update (docs/performance.md).
+ * the feeds, since they read the log itself. The statement is built once and run by the
+ * runner (named where the connection is direct), as every statement a request runs is: built
+ * by drizzle on each call, it cost about 28 µs a request of a busy update (docs/performance.md).
  */
 export function createChangeNotifier(database: DatabaseHandle, logger: Logger) {
   let scheduled: NodeJS.Timeout | undefined;
