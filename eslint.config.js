@@ -54,6 +54,8 @@ export default tseslint.config(
       'client/generated/',
       '.scratch/',
       'empty-database/',
+      // A package of its own, linted by its own configuration (bench/eslint.config.js).
+      'bench/',
     ],
   },
   js.configs.recommended,

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 import { inCI } from './tests/helpers/ci.js';
 import { PGBOUNCER_BIN } from './tests/helpers/pgbouncer.js';
 
@@ -52,6 +52,8 @@ const WORKERS = availableParallelism() + 1;
 
 export default defineConfig({
   test: {
+    // The bench is a package of its own, with its own test run (bench/vitest.config.ts).
+    exclude: [...configDefaults.exclude, 'bench/**'],
     maxWorkers: WORKERS,
     testTimeout: 30_000,
     hookTimeout: 60_000,

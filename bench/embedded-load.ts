@@ -1,17 +1,42 @@
 import { execFileSync } from 'node:child_process';
-import { sql } from 'drizzle-orm';
-import { openDatabase, type DatabaseOptions } from '../db/client.js';
-import { executeRows, type Database } from '../db/database.js';
-import type { EmbeddedSettings } from '../db/embedded/settings.js';
+import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import postgres from 'postgres';
+import { settingsStartParams, type EmbeddedSettings } from './embedded-settings.js';
 import { dropDatabase, freshDatabase } from './seed.js';
+import { migrateDatabase } from './service.js';
 
 const CHUNK = 100_000;
 const SIZE_DATABASE = 'petstore_bench_size';
 
+/** Runs one statement with positional parameters, on either database. */
+type Execute = (text: string, params?: unknown[]) => Promise<unknown>;
+
 /**
- * Fills a PGlite folder as an import or a restore would, with the service stopped: `pets`
- * pets (1% pending), one order per hundred pets, and as many events as pets half of which are
- * past the 7-day retention, so the first purge has work. Returns the seconds it took.
+ * Opens a folder the service has migrated and stopped, as an operator's import would: with the
+ * bench's own PGlite (the version the service pins, bench/tests/manifest.test.ts), pg_trgm for
+ * the name index, and the settings the service runs with.
+ */
+async function withFolder(
+  dataDir: string,
+  settings: EmbeddedSettings,
+  work: (execute: Execute) => Promise<void>,
+): Promise<void> {
+  const client = await PGlite.create(dataDir, {
+    extensions: { pg_trgm },
+    startParams: [...PGlite.defaultStartParams, ...settingsStartParams(settings)],
+  });
+  try {
+    await work((text, params) => client.query(text, params));
+  } finally {
+    await client.close();
+  }
+}
+
+/**
+ * Fills a migrated PGlite folder with the service stopped: `pets` pets (1% pending), one order
+ * per hundred pets, and as many events as pets half of which are past the 7-day retention, so
+ * the first purge has work. Returns the seconds it took.
  */
 export async function loadEmbeddedFolder(
   dataDir: string,
@@ -19,7 +44,7 @@ export async function loadEmbeddedFolder(
   settings: EmbeddedSettings,
 ): Promise<number> {
   const started = performance.now();
-  await withDatabase({ kind: 'pglite', dataDir, settings }, (db) => fillStore(db, pets));
+  await withFolder(dataDir, settings, (execute) => fillStore(execute, pets));
   return (performance.now() - started) / 1000;
 }
 
@@ -32,12 +57,14 @@ export async function refillEvents(
   count: number,
   settings: EmbeddedSettings,
 ): Promise<void> {
-  await withDatabase({ kind: 'pglite', dataDir, settings }, async (db) => {
+  await withFolder(dataDir, settings, async (execute) => {
     for (let from = 1; from <= count; from += CHUNK) {
-      await db.execute(sql`
-        insert into events (type, data)
+      await execute(
+        `insert into events (type, data)
         select 'pet.updated', jsonb_build_object('id', g, 'name', 'Pet ' || g)
-        from generate_series(${from}::int, ${Math.min(count, from + CHUNK - 1)}::int) g`);
+        from generate_series($1::int, $2::int) g`,
+        [from, Math.min(count, from + CHUNK - 1)],
+      );
     }
   });
 }
@@ -49,48 +76,42 @@ export async function refillEvents(
 export async function postgresDatabaseMiB(serverUrl: string, pets: number): Promise<number> {
   const url = await freshDatabase(serverUrl, SIZE_DATABASE);
   try {
-    const [row] = await withDatabase({ kind: 'postgres', url, poolMax: 1 }, async (db) => {
-      await fillStore(db, pets);
-      return executeRows<{ bytes: string }>(
-        db,
-        sql`select pg_database_size(current_database())::text as bytes`,
+    migrateDatabase(url);
+    const sql = postgres(url, { max: 1, onnotice: () => undefined });
+    try {
+      await fillStore(
+        (text, params) => sql.unsafe(text, params as postgres.ParameterOrJSON<never>[]),
+        pets,
       );
-    });
-    return Number(row?.bytes) / 2 ** 20;
+      const [row] = await sql`select pg_database_size(current_database())::text as bytes`;
+      return Number(row?.bytes) / 2 ** 20;
+    } finally {
+      await sql.end();
+    }
   } finally {
     await dropDatabase(serverUrl, SIZE_DATABASE);
   }
 }
 
-async function withDatabase<T>(
-  options: DatabaseOptions,
-  work: (db: Database) => Promise<T>,
-): Promise<T> {
-  const handle = await openDatabase(options);
-  try {
-    await handle.migrate();
-    return await work(handle.db);
-  } finally {
-    await handle.close();
-  }
-}
-
-async function fillStore(db: Database, pets: number): Promise<void> {
+async function fillStore(execute: Execute, pets: number): Promise<void> {
   for (let from = 1; from <= pets; from += CHUNK) {
-    const to = Math.min(pets, from + CHUNK - 1);
-    await db.execute(sql`
-      insert into pets (name, category_id, status)
+    const range = [from, Math.min(pets, from + CHUNK - 1)];
+    await execute(
+      `insert into pets (name, category_id, status)
       select 'Pet ' || g, 1 + g % 500,
         (case when g % 100 = 0 then 'pending' else 'available' end)::pet_status
-      from generate_series(${from}::int, ${to}::int) g`);
-    await db.execute(sql`
-      insert into events (type, occurred_at, data)
+      from generate_series($1::int, $2::int) g`,
+      range,
+    );
+    await execute(
+      `insert into events (type, occurred_at, data)
       select 'pet.created', now() - make_interval(days => case when g % 2 = 0 then 8 else 1 end),
         jsonb_build_object('id', g, 'name', 'Pet ' || g)
-      from generate_series(${from}::int, ${to}::int) g order by g % 2 = 1, g`);
+      from generate_series($1::int, $2::int) g order by g % 2 = 1, g`,
+      range,
+    );
   }
-  await db.execute(sql`
-    insert into orders (pet_id, status)
+  await execute(`insert into orders (pet_id, status)
     select id, 'delivered' from pets where id % 100 = 50`);
 }
 

@@ -1,12 +1,11 @@
 import type { ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startNodeFlags } from '../scripts/start-flags.js';
-import { DEFAULT_EMBEDDED_SETTINGS, type EmbeddedSettings } from '../db/embedded/settings.js';
 import { folderMiB, loadEmbeddedFolder, refillEvents } from './embedded-load.js';
-import { pinned, startProcess, stop, waitUntilAnswering } from './processes.js';
+import { settingsEnv, type EmbeddedSettings } from './embedded-settings.js';
+import { stop, waitUntilAnswering } from './processes.js';
+import { startService } from './service.js';
 import {
   BENCH_KEY,
   compareOperations,
@@ -21,36 +20,52 @@ function memoryMiB(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   return Math.round(Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1]) / 1024);
 }
 
-export async function startService(
+/** The built service on the folder `dataDir`, once it is ready, and how long that took. */
+async function startEmbedded(
   dataDir: string,
   port: number,
   settings: EmbeddedSettings,
   core: number,
 ) {
   const started = performance.now();
-  const child = startProcess(
-    ...pinned(core, process.execPath, [...startNodeFlags(), 'dist/server/main.js']),
+  const child = startService(
     {
       PORT: String(port),
       PGLITE_DIR: dataDir,
       API_KEYS: BENCH_KEY,
       LOG_LEVEL: 'warn',
       RATE_LIMIT: 'off',
-      PGLITE_SHARED_BUFFERS: settings.sharedBuffers,
-      PGLITE_MAX_WAL_SIZE: settings.maxWalSize,
-      PGLITE_MIN_WAL_SIZE: settings.minWalSize,
+      ...settingsEnv(settings),
     },
+    core,
   );
   await waitUntilAnswering(`http://127.0.0.1:${port}/readyz`, {}, 300_000);
   return { child, startSeconds: (performance.now() - started) / 1000 };
 }
 
+/** The service's first start of all, on an empty folder: the schema it then holds, migrated. */
+async function firstStart(dataDir: string, port: number, settings: EmbeddedSettings, core: number) {
+  const { child, startSeconds } = await startEmbedded(dataDir, port, settings, core);
+  const pid = child.pid ?? 0;
+  try {
+    return {
+      seconds: startSeconds,
+      peakMiB: memoryMiB(pid, 'VmHWM'),
+      steadyMiB: memoryMiB(pid, 'VmRSS'),
+    };
+  } finally {
+    await stop(child);
+  }
+}
+
 export interface EmbeddedResult {
   pets: number;
+  /** The first start, on the empty folder, before the load. */
+  firstStart: { seconds: number; peakMiB: number; steadyMiB: number };
   loadSeconds: number;
   coldStartSeconds: number;
   warmStartSeconds: number;
-  firstStartPeakMiB: number;
+  coldStartPeakMiB: number;
   steadyRssMiB: number;
   peakRssMiB: number;
   ops: OpTiming[];
@@ -63,28 +78,30 @@ export interface EmbeddedResult {
 }
 
 /**
- * One size: load a folder with the service stopped, start the service on it (cold), time each
- * operation alone, probe getPet every 20 ms across the first purge and maintenance round (a
- * minute after start), restart (warm), and measure the folder: as loaded, after the purge, and
- * after as many events as the purge removed were added again with the service stopped. The
- * folder stays, for the comparison of sizes that follows (the caller removes it).
+ * One size: the service's first start on an empty folder (which migrates it), a load of the
+ * folder with the service stopped, then the service on it (cold): each operation timed alone,
+ * getPet probed every 20 ms across the first purge and maintenance round (a minute after
+ * start), a restart (warm), and the folder measured as loaded, after the purge, and after as
+ * many events as the purge removed were added again with the service stopped. The folder
+ * stays, for the comparison of sizes that follows (the caller removes it).
  */
 export async function runEmbeddedSize(
   dataDir: string,
   pets: number,
   port: number,
   core: number,
-  settings: EmbeddedSettings = DEFAULT_EMBEDDED_SETTINGS,
+  settings: EmbeddedSettings,
 ): Promise<EmbeddedResult> {
   const children = new Set<ChildProcess>();
   try {
+    const first = await firstStart(dataDir, port, settings, core);
     const loadSeconds = await loadEmbeddedFolder(dataDir, pets, settings);
     const loadedMiB = folderMiB(dataDir);
     const origin = `http://127.0.0.1:${port}`;
-    const cold = await startService(dataDir, port, settings, core);
+    const cold = await startEmbedded(dataDir, port, settings, core);
     children.add(cold.child);
     const pid = cold.child.pid ?? 0;
-    const firstStartPeakMiB = memoryMiB(pid, 'VmHWM');
+    const coldStartPeakMiB = memoryMiB(pid, 'VmHWM');
     const loadAverage = loadavg()[0] ?? NaN;
     const results = await timeOperations(pets, origin);
     const steadyRssMiB = memoryMiB(pid, 'VmRSS');
@@ -99,7 +116,7 @@ export async function runEmbeddedSize(
     }
     const peakRssMiB = memoryMiB(pid, 'VmHWM');
     await stop(cold.child);
-    const warm = await startService(dataDir, port, settings, core);
+    const warm = await startEmbedded(dataDir, port, settings, core);
     children.add(warm.child);
     await stop(warm.child);
     const purgedMiB = folderMiB(dataDir);
@@ -107,10 +124,11 @@ export async function runEmbeddedSize(
     await refillEvents(dataDir, Math.floor(pets / 2), settings);
     return {
       pets,
+      firstStart: first,
       loadSeconds,
       coldStartSeconds: cold.startSeconds,
       warmStartSeconds: warm.startSeconds,
-      firstStartPeakMiB,
+      coldStartPeakMiB,
       steadyRssMiB,
       peakRssMiB,
       ops: results,
@@ -140,13 +158,13 @@ export async function compareSizes(
   folders: readonly { dataDir: string; pets: number }[],
   port: number,
   core: number,
-  settings: EmbeddedSettings = DEFAULT_EMBEDDED_SETTINGS,
+  settings: EmbeddedSettings,
 ): Promise<SizeComparison> {
   const children: ChildProcess[] = [];
   try {
     const services = [];
     for (const [index, folder] of folders.entries()) {
-      const { child } = await startService(folder.dataDir, port + index, settings, core);
+      const { child } = await startEmbedded(folder.dataDir, port + index, settings, core);
       children.push(child);
       services.push({ pets: folder.pets, origin: `http://127.0.0.1:${port + index}` });
     }
@@ -162,29 +180,5 @@ export async function compareSizes(
     };
   } finally {
     for (const child of children) await stop(child);
-  }
-}
-
-/** The first start of all, on an empty folder: initdb, migrations, the first key. */
-export async function firstStartOnEmptyFolder(
-  port: number,
-  core: number,
-  settings: EmbeddedSettings = DEFAULT_EMBEDDED_SETTINGS,
-): Promise<{ seconds: number; peakMiB: number; steadyMiB: number }> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'petstore-bench-pglite-'));
-  try {
-    const { child, startSeconds } = await startService(dataDir, port, settings, core);
-    const pid = child.pid ?? 0;
-    try {
-      return {
-        seconds: startSeconds,
-        peakMiB: memoryMiB(pid, 'VmHWM'),
-        steadyMiB: memoryMiB(pid, 'VmRSS'),
-      };
-    } finally {
-      await stop(child);
-    }
-  } finally {
-    rmSync(dataDir, { recursive: true, force: true });
   }
 }

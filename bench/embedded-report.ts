@@ -1,33 +1,23 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { EmbeddedSettings } from '../db/embedded/settings.js';
+import { postgresDatabaseMiB } from './embedded-load.js';
 import {
   compareSizes,
-  firstStartOnEmptyFolder,
   runEmbeddedSize,
   type EmbeddedResult,
   type SizeComparison,
 } from './embedded-phase.js';
-import { postgresDatabaseMiB } from './embedded-load.js';
-
-/** What PGlite runs with when nothing is set: PostgreSQL's defaults. */
-export const POSTGRES_DEFAULTS: EmbeddedSettings = {
-  sharedBuffers: '128MB',
-  maxWalSize: '1GB',
-  minWalSize: '80MB',
-};
+import type { EmbeddedSettings } from './embedded-settings.js';
 
 const ms = (value: number) => value.toFixed(value < 10 ? 2 : 0);
 
-/** The embedded phase at each size, printed as markdown and written to bench/results/. */
+/** The embedded phase at each size, as markdown. */
 export async function runEmbeddedPhase(
   sizes: number[],
   settings: EmbeddedSettings,
   where: { port: number; core: number; postgresUrl: string },
-): Promise<void> {
-  const first = await firstStartOnEmptyFolder(where.port, where.core, settings);
-  process.stdout.write(`${JSON.stringify({ firstStart: first })}\n`);
+): Promise<string> {
   const folders = sizes.map((pets) => ({
     pets,
     dataDir: mkdtempSync(join(tmpdir(), 'petstore-bench-pglite-')),
@@ -45,7 +35,6 @@ export async function runEmbeddedPhase(
   for (const pets of sizes) postgresMiB.push(await postgresDatabaseMiB(where.postgresUrl, pets));
   const lines = [
     `Settings: shared_buffers ${settings.sharedBuffers}, max_wal_size ${settings.maxWalSize}, min_wal_size ${settings.minWalSize}`,
-    `First start on an empty folder: ${first.seconds.toFixed(1)} s, peak RSS ${first.peakMiB} MiB, then ${first.steadyMiB} MiB`,
     '',
     `| | ${results.map((r) => `${r.pets.toLocaleString('en')} pets`).join(' | ')} |`,
     `|---|${results.map(() => '---').join('|')}|`,
@@ -58,20 +47,15 @@ export async function runEmbeddedPhase(
     `| load average as the operations were timed | ${results.map((r) => r.loadAverage.toFixed(1)).join(' | ')} |`,
     ...comparisonRows(compared),
     `| worst getPet across the first purge and maintenance (ms) | ${results.map((r) => ms(r.worstDuringPurgeMs)).join(' | ')} |`,
+    `| first start on the empty folder: time (s), peak / after (MiB) | ${results.map(({ firstStart: f }) => `${f.seconds.toFixed(1)}, ${f.peakMiB} / ${f.steadyMiB}`).join(' | ')} |`,
     `| load, service stopped (s) | ${results.map((r) => r.loadSeconds.toFixed(1)).join(' | ')} |`,
     `| cold start / warm start (s) | ${results.map((r) => `${r.coldStartSeconds.toFixed(1)} / ${r.warmStartSeconds.toFixed(1)}`).join(' | ')} |`,
-    `| RSS: start peak / steady / peak (MiB) | ${results.map((r) => `${r.firstStartPeakMiB} / ${r.steadyRssMiB} / ${r.peakRssMiB}`).join(' | ')} |`,
+    `| RSS: start peak / steady / peak (MiB) | ${results.map((r) => `${r.coldStartPeakMiB} / ${r.steadyRssMiB} / ${r.peakRssMiB}`).join(' | ')} |`,
     `| folder as loaded / after the purge / after a refill of as many events (MiB) | ${results.map(({ folderMiB: f }) => `${f.loaded.toFixed(0)} / ${f.purged.toFixed(0)} / ${f.refilled.toFixed(0)}`).join(' | ')} |`,
     `| of which WAL, after the refill (MiB) | ${results.map((r) => r.walMiB.toFixed(0)).join(' | ')} |`,
     `| PostgreSQL database of the same data as loaded (MiB); folder as loaded over it | ${results.map((r, i) => `${(postgresMiB[i] ?? NaN).toFixed(0)}; ${(r.folderMiB.loaded / (postgresMiB[i] ?? NaN)).toFixed(2)}×`).join(' | ')} |`,
   ];
-  const report = lines.join('\n');
-  process.stdout.write(`${report}\n`);
-  // Dated, as the main phase's results are: an earlier run's file is what the docs cite.
-  writeFileSync(
-    `bench/results/${new Date().toISOString().slice(0, 10)}-embedded-${sizes.join('-')}-${settings.sharedBuffers}.md`,
-    `${report}\n`,
-  );
+  return lines.join('\n');
 }
 
 /**

@@ -1,4 +1,4 @@
-import { cpuSeconds, pinned, rssMiB, runToJson } from './processes.js';
+import { benchScript, cpuSeconds, pinned, rssMiB, runToJson } from './processes.js';
 import type { Sample } from './report.js';
 import type { RequestSpec } from './scenarios.js';
 
@@ -8,7 +8,7 @@ export interface LoadSettings {
   key: string;
   /** The core the load generator is pinned to. */
   core: number;
-  /** The store's size: `{id}` and `{pet}` are drawn from pets 1 to this (bench/load.ts). */
+  /** The store's size: `{id}` and `{pet}` are drawn from pets 1 to this (load.ts). */
   pets: number;
   /** Requests per second in all; as fast as the connections go when unset. */
   overallRate?: number;
@@ -42,12 +42,11 @@ export async function measure(
     key: settings.key,
     overallRate: settings.overallRate,
   };
-  const [command, commandArgs] = pinned(settings.core, process.execPath, [
-    '--import',
-    'tsx',
-    'bench/load.ts',
-    JSON.stringify(spec),
-  ]);
+  const [command, commandArgs] = pinned(
+    settings.core,
+    process.execPath,
+    benchScript('./load.ts', JSON.stringify(spec)),
+  );
   try {
     const cpuBefore = cpuSeconds(pid);
     const { requests: total, ...result } = await runToJson<

@@ -1,19 +1,28 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 /** Pins to one core when taskset exists, so server and load generator do not share one. */
 export function pinned(core: number, command: string, args: string[]): [string, string[]] {
   return [`taskset`, ['-c', String(core), command, ...args]];
 }
 
+/** Node's arguments to run one of the bench's own TypeScript files, through tsx. */
+export function benchScript(file: string, ...args: string[]): string[] {
+  return ['--import', 'tsx', fileURLToPath(new URL(file, import.meta.url)), ...args];
+}
+
+/** A child with `env` on top of the bench's own, in `cwd` (the bench's own when unset). */
 export function startProcess(
   command: string,
   args: string[],
   env: NodeJS.ProcessEnv = {},
+  cwd?: string,
 ): ChildProcess {
   return spawn(command, args, {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
+    ...(cwd ? { cwd } : {}),
   });
 }
 

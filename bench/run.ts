@@ -1,10 +1,10 @@
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import type { ChildProcess } from 'node:child_process';
+import { availableParallelism, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import { startNodeFlags } from '../scripts/start-flags.js';
+import { DEFAULT_EMBEDDED_SETTINGS, POSTGRES_DEFAULTS } from './embedded-settings.js';
+import { runEmbeddedPhase } from './embedded-report.js';
 import { measure } from './measure.js';
-import { pinned, startProcess, stop, waitUntilAnswering } from './processes.js';
+import { benchScript, pinned, startProcess, stop, waitUntilAnswering } from './processes.js';
 import {
   pairedRatio,
   renderSoak,
@@ -14,13 +14,15 @@ import {
   type Sample,
   type ScenarioResult,
 } from './report.js';
+import { recordRun } from './results.js';
 import { scenarios, soakMix, withStreamsOpen, workersScenario } from './scenarios.js';
-import { runStreamPhase } from './stream-phase.js';
-import { runEmbeddedPhase, POSTGRES_DEFAULTS } from './embedded-report.js';
-import { DEFAULT_EMBEDDED_SETTINGS } from '../db/embedded/settings.js';
 import { DEFAULT_BENCH_PETS, parsePetCount, resetWriteState, seedBenchDatabase } from './seed.js';
+import { buildService, startService } from './service.js';
+import { runStreamPhase } from './stream-phase.js';
 
+const argv = process.argv.slice(2);
 const { values: args } = parseArgs({
+  args: argv,
   options: {
     duration: { type: 'string', default: '10' },
     rounds: { type: 'string', default: '5' },
@@ -33,7 +35,6 @@ const { values: args } = parseArgs({
     streams: { type: 'boolean', default: false },
     embedded: { type: 'string' },
     'pglite-defaults': { type: 'boolean', default: false },
-    'contract-floor': { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
 });
@@ -41,16 +42,18 @@ if (args.help) {
   process.stdout.write(
     'npm run bench -- [--duration s] [--rounds n] [--soak s] [--connections n] [--pets n] [--database url] [--smoke]\n' +
       `  --pets <n>: seed a store of n pets (default ${DEFAULT_BENCH_PETS}; at least 3 per connection)\n` +
-      '  --smoke: 1 s per scenario, one round, 2 s soak, no report (CI catches breakage, never timing)\n' +
-      '  --only <text>: only the paired rounds of scenarios whose name contains <text>, no report\n' +
-      '  --streams: only the phase with 1,000 event streams open, no report\n' +
+      '  --smoke: 1 s per scenario, one round, 2 s soak, nothing recorded (CI catches breakage, never timing)\n' +
+      '  --only <text>: only the paired rounds of scenarios whose name contains <text>\n' +
+      '  --streams: only the phase with 1,000 event streams open\n' +
       '  --embedded <pets,...>: only the embedded phase, a PGlite folder of each size (10000,1000000)\n' +
       "  --pglite-defaults: the embedded phase with PostgreSQL's own memory and WAL settings\n" +
-      "  --contract-floor: the floor also does the contract's per-request work (bench/contract-work.ts)\n",
+      'Every run but a smoke is recorded in bench/results/, one file a run.\n',
   );
   process.exit(0);
 }
 
+const startedAt = new Date();
+const loadAtStart = loadavg()[0] ?? NaN;
 const smoke = args.smoke;
 const chosen = scenarios.filter(({ name }) => !args.only || name.includes(args.only));
 const duration = smoke ? 1 : Number(args.duration);
@@ -67,28 +70,36 @@ const EMBEDDED_PORT = 4107;
 const [serverCore, loadCore] = availableParallelism() > 1 ? [0, 1] : [0, 0];
 const load = { connections, duration, key: KEY, core: loadCore, pets };
 
-execFileSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' });
+function record(kind: string, setup: string, report: string): void {
+  process.stdout.write(`\n${setup}\n\n${report}\n`);
+  if (smoke) return;
+  const file = recordRun({ kind, args: argv, startedAt, loadAtStart, setup, report });
+  process.stdout.write(`\nRecorded: ${file}\n`);
+}
+
+buildService();
 if (args.embedded) {
-  await runEmbeddedPhase(
-    args.embedded.split(',').map(Number),
-    args['pglite-defaults'] ? POSTGRES_DEFAULTS : DEFAULT_EMBEDDED_SETTINGS,
-    // A port of its own: another bench's service on SERVICE_PORT would answer for it.
-    { port: EMBEDDED_PORT, core: serverCore, postgresUrl: args.database },
+  const settings = args['pglite-defaults'] ? POSTGRES_DEFAULTS : DEFAULT_EMBEDDED_SETTINGS;
+  const sizes = args.embedded.split(',').map(Number);
+  // A port of its own: another bench's service on SERVICE_PORT would answer for it.
+  const report = await runEmbeddedPhase(sizes, settings, {
+    port: EMBEDDED_PORT,
+    core: serverCore,
+    postgresUrl: args.database,
+  });
+  record(
+    'embedded',
+    `embedded database, ${sizes.map((size) => size.toLocaleString('en')).join(' and ')} pets`,
+    report,
   );
   process.exit(0);
 }
 const databaseUrl = await seedBenchDatabase(args.database, 'petstore_bench', pets);
-const floorKind = args['contract-floor']
-  ? "floor with the contract's per-request work (bench/contract-work.ts)"
-  : 'bare floor';
-const setup = `${floorKind}, ${connections} connections, ${duration} s x ${rounds} rounds (medians; ratio = median of per-round service/floor)${args.only ? '' : `, soak ${soakSeconds} s`}, ${pets.toLocaleString('en')} pets, server pinned to core ${serverCore}, load on core ${loadCore}, Node ${process.version}`;
+const setup = `${connections} connections, ${duration} s x ${rounds} rounds (medians; ratio = median of per-round service/floor)${args.only ? '' : `, soak ${soakSeconds} s`}, ${pets.toLocaleString('en')} pets, server pinned to core ${serverCore}, load on core ${loadCore}`;
 
-function startService(port: number, env: Record<string, string>, core?: number) {
-  const command = [...startNodeFlags(), 'dist/server/main.js'];
-  return startProcess(
-    ...(core === undefined
-      ? ([process.execPath, command] as const)
-      : pinned(core, process.execPath, command)),
+/** The service as an operator runs it, with the metrics listener on, its collectors included. */
+function benchService(port: number, env: Record<string, string>, core?: number): ChildProcess {
+  return startService(
     {
       PORT: String(port),
       DATABASE_URL: databaseUrl,
@@ -96,22 +107,19 @@ function startService(port: number, env: Record<string, string>, core?: number) 
       RATE_LIMIT: 'off',
       LOG_LEVEL: 'info',
       EVENT_STREAMS_PER_KEY: '5000',
-      // Measured as an operator runs it: with the metrics listener on, its collectors included.
       METRICS_PORT: String(port + 1000),
       ...env,
     },
+    core,
   );
 }
 
-const auth = { authorization: `Bearer ${KEY}` };
-
 /**
  * Floor and service alternate who goes first in each round, so neither always meets a warmer
- * database. A scenario the floor has no route for (tRPC) is paired with the floor running the
- * REST scenario it is compared with, in the same slot. Conditions drift within a round: the
- * creates just before tRPC list 20 write tens of thousands of rows, and PostgreSQL checkpoints
- * whenever its WAL fills (13 requested checkpoints in one run), so a floor figure from the
- * start of the round is not a fair pair.
+ * database. A scenario the floor has no route for is paired with the floor running the REST
+ * scenario it is compared with (`comparedWith`), in the same slot; a write the floor does not
+ * serve runs on the service alone. Conditions drift within a round (PostgreSQL checkpoints
+ * whenever its WAL fills), so a floor figure from the start of the round is not a fair pair.
  */
 async function compareWithFloor(floorPid: number, servicePid: number): Promise<ScenarioResult[]> {
   const samples = new Map<string, { floor: Sample[]; service: Sample[] }>();
@@ -119,17 +127,18 @@ async function compareWithFloor(floorPid: number, servicePid: number): Promise<S
     for (const scenario of chosen) {
       const entry = samples.get(scenario.name) ?? { floor: [], service: [] };
       samples.set(scenario.name, entry);
-      const floorScenario =
-        scenarios.find(({ name }) => name === scenario.comparedWith) ?? scenario;
+      const floorScenario = scenario.serviceOnly
+        ? undefined
+        : (scenarios.find(({ name }) => name === scenario.comparedWith) ?? scenario);
       const order =
         round % 2 === 0 ? (['floor', 'service'] as const) : (['service', 'floor'] as const);
       for (const who of order) {
         await resetWriteState(databaseUrl);
-        entry[who].push(
-          who === 'floor'
-            ? await measure(floorPid, FLOOR_PORT, floorScenario.requests, load)
-            : await measure(servicePid, SERVICE_PORT, scenario.requests, load),
-        );
+        if (who === 'service') {
+          entry.service.push(await measure(servicePid, SERVICE_PORT, scenario.requests, load));
+        } else if (floorScenario) {
+          entry.floor.push(await measure(floorPid, FLOOR_PORT, floorScenario.requests, load));
+        }
       }
     }
   }
@@ -147,20 +156,15 @@ async function compareWithFloor(floorPid: number, servicePid: number): Promise<S
 }
 
 const floor = startProcess(
-  ...pinned(serverCore, process.execPath, [
-    '--import',
-    'tsx',
-    'bench/floor-server.ts',
-    databaseUrl,
-    KEY,
-    String(FLOOR_PORT),
-    ...(args['contract-floor'] ? ['--contract-work'] : []),
-  ]),
+  ...pinned(
+    serverCore,
+    process.execPath,
+    benchScript('./floor-server.ts', databaseUrl, KEY, String(FLOOR_PORT)),
+  ),
 );
-const service = startService(SERVICE_PORT, {}, serverCore);
+const service = benchService(SERVICE_PORT, {}, serverCore);
 const streamPhase = () =>
   runStreamPhase({
-    floor: { pid: floor.pid ?? 0, port: FLOOR_PORT },
     service: { pid: service.pid ?? 0, port: SERVICE_PORT },
     load,
     scenarios: withStreamsOpen,
@@ -169,49 +173,44 @@ const streamPhase = () =>
     changesPerSecond: 200,
     changeSeconds: smoke ? 2 : 20,
   });
-let report: string[];
 try {
-  await waitUntilAnswering(`http://127.0.0.1:${FLOOR_PORT}/v1/pets`, auth);
+  await waitUntilAnswering(`http://127.0.0.1:${FLOOR_PORT}/v1/pets`, {
+    authorization: `Bearer ${KEY}`,
+  });
   await waitUntilAnswering(`http://127.0.0.1:${SERVICE_PORT}/readyz`, {});
   if (args.streams) {
-    process.stdout.write(`\n${await streamPhase()}\n`);
+    record('streams', setup, await streamPhase());
+  } else if (args.only) {
+    record(
+      'scenarios',
+      setup,
+      renderTable(await compareWithFloor(floor.pid ?? 0, service.pid ?? 0)),
+    );
+  } else {
+    const results = await compareWithFloor(floor.pid ?? 0, service.pid ?? 0);
+    const soak = await measure(service.pid ?? 0, SERVICE_PORT, soakMix, {
+      ...load,
+      duration: soakSeconds,
+    });
+    const report = [renderTable(results), renderSoak('mixed REST + tRPC', soak, soakSeconds)];
+    report.push(await streamPhase());
     await Promise.all([stop(floor), stop(service)]);
-    process.exit(0);
-  }
-  const results = await compareWithFloor(floor.pid ?? 0, service.pid ?? 0);
-  if (args.only) {
-    process.stdout.write(`\n${setup}\n\n${renderTable(results)}\n`);
-    await Promise.all([stop(floor), stop(service)]);
-    process.exit(0);
-  }
-  const soak = await measure(service.pid ?? 0, SERVICE_PORT, soakMix, {
-    ...load,
-    duration: soakSeconds,
-  });
-  report = [renderTable(results), renderSoak('mixed REST + tRPC', soak, soakSeconds)];
-  report.push(await streamPhase());
-  const oneWorker = results.find(({ scenario }) => scenario === workersScenario.name)?.service;
-  await Promise.all([stop(floor), stop(service)]);
-  // Both processes on both cores, sharing them with the load generator and PostgreSQL.
-  const workers = startService(WORKERS_PORT, { WORKERS: '2' });
-  try {
-    await waitUntilAnswering(`http://127.0.0.1:${WORKERS_PORT}/readyz`, {});
-    const two = await measure(workers.pid ?? 0, WORKERS_PORT, workersScenario.requests, load);
-    if (oneWorker) report.push(renderWorkers(workersScenario.name, oneWorker, two));
-  } finally {
-    await stop(workers);
+    const oneWorker = results.find(({ scenario }) => scenario === workersScenario.name)?.service;
+    report.push(await compareWorkers(oneWorker));
+    record('full', setup, report.join('\n\n'));
   }
 } finally {
   await Promise.all([stop(floor), stop(service)]);
 }
 
-process.stdout.write(`\n${report.join('\n\n')}\n`);
-if (!smoke) {
-  mkdirSync('bench/results', { recursive: true });
-  const file = `bench/results/${new Date().toISOString().slice(0, 10)}.md`;
-  writeFileSync(
-    file,
-    `# Benchmark ${new Date().toISOString()}\n\n${setup}\n\n${report.join('\n\n')}\n`,
-  );
-  process.stdout.write(`\nReport: ${file}\n`);
+/** Both processes on both cores, sharing them with the load generator and PostgreSQL. */
+async function compareWorkers(oneWorker: Sample | undefined): Promise<string> {
+  const workers = benchService(WORKERS_PORT, { WORKERS: '2' });
+  try {
+    await waitUntilAnswering(`http://127.0.0.1:${WORKERS_PORT}/readyz`, {});
+    const two = await measure(workers.pid ?? 0, WORKERS_PORT, workersScenario.requests, load);
+    return oneWorker ? renderWorkers(workersScenario.name, oneWorker, two) : '';
+  } finally {
+    await stop(workers);
+  }
 }

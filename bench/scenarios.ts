@@ -16,6 +16,8 @@ export interface Scenario {
   requests: RequestSpec[];
   /** The floor scenario this one is compared with, when the floor has no such route. */
   comparedWith?: string;
+  /** Runs on the service alone: the floor serves reads and creates only (floor-server.ts). */
+  serviceOnly?: boolean;
 }
 
 const NEW_PET = JSON.stringify({ name: 'Bench', categoryId: 7 });
@@ -52,6 +54,7 @@ const trpcGet: Scenario = {
 /** A pet's status back and forth: every PATCH changes the pet (a new version each time). */
 const restUpdate: Scenario = {
   name: 'REST update',
+  serviceOnly: true,
   requests: [
     { path: '/v1/pets/{pet}', method: 'PATCH', body: '{"status":"pending"}' },
     { path: '/v1/pets/{pet}', method: 'PATCH', body: '{"status":"available"}' },
@@ -60,6 +63,7 @@ const restUpdate: Scenario = {
 /** An order placed and cancelled: the pet goes pending and back to available each cycle. */
 const restPlaceOrder: Scenario = {
   name: 'REST place-order (place + cancel)',
+  serviceOnly: true,
   requests: [
     { path: '/v1/store/orders', method: 'POST', body: '{"petId":{pet}}' },
     { path: '/v1/store/orders/{order}', method: 'PATCH', body: '{"status":"cancelled"}' },

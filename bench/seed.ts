@@ -1,5 +1,5 @@
 import postgres from 'postgres';
-import { migratePostgres } from '../db/migrate.js';
+import { migrateDatabase } from './service.js';
 
 /** The store's size when `--pets` is not given. */
 export const DEFAULT_BENCH_PETS = 10_000;
@@ -50,7 +50,7 @@ export async function seedBenchDatabase(
   pets: number,
 ): Promise<string> {
   const url = await freshDatabase(serverUrl, name);
-  await migratePostgres(url);
+  migrateDatabase(url);
   const db = postgres(url, { max: 1, onnotice: () => undefined });
   try {
     await db`

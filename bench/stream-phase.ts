@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { measure, type LoadSettings } from './measure.js';
-import { pinned } from './processes.js';
-import { pairedRatio, summarise, type Sample } from './report.js';
+import { benchScript, pinned } from './processes.js';
+import { summarise, type Sample } from './report.js';
 import type { Scenario } from './scenarios.js';
 
 interface Server {
@@ -11,10 +11,9 @@ interface Server {
 }
 
 export interface StreamPhaseOptions {
-  floor: Server;
   service: Server;
   load: LoadSettings;
-  /** Scenarios measured against the floor without streams, then with streams open on both. */
+  /** Scenarios measured without streams, then with streams open. */
   scenarios: Scenario[];
   rounds: number;
   streams: number;
@@ -33,18 +32,21 @@ interface StreamFigures {
 }
 
 /** A stream holder on the load core; resolves once every stream is open. */
-async function openStreams(options: StreamPhaseOptions, server: Server) {
-  const [command, args] = pinned(options.load.core, process.execPath, [
-    '--import',
-    'tsx',
-    'bench/streams.ts',
-    JSON.stringify({
-      url: `http://127.0.0.1:${server.port}`,
-      key: options.load.key,
-      count: options.streams,
-      sampled: Math.min(50, options.streams),
-    }),
-  ]);
+async function openStreams(options: StreamPhaseOptions) {
+  const server = options.service;
+  const [command, args] = pinned(
+    options.load.core,
+    process.execPath,
+    benchScript(
+      './streams.ts',
+      JSON.stringify({
+        url: `http://127.0.0.1:${server.port}`,
+        key: options.load.key,
+        count: options.streams,
+        sampled: Math.min(50, options.streams),
+      }),
+    ),
+  );
   const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
@@ -77,27 +79,19 @@ async function openStreams(options: StreamPhaseOptions, server: Server) {
   };
 }
 
-interface Pairs {
-  floor: Sample[];
-  service: Sample[];
-}
-
-/** Each scenario against the floor, `rounds` times, alternating who goes first. */
-async function compare(options: StreamPhaseOptions): Promise<Map<string, Pairs>> {
-  const pairs = new Map<string, Pairs>();
+/** Each scenario on the service, `rounds` times. */
+async function measureScenarios(options: StreamPhaseOptions): Promise<Map<string, Sample[]>> {
+  const samples = new Map<string, Sample[]>();
   for (const scenario of options.scenarios) {
-    const entry: Pairs = { floor: [], service: [] };
-    pairs.set(scenario.name, entry);
+    const taken: Sample[] = [];
+    samples.set(scenario.name, taken);
     for (let round = 0; round < options.rounds; round++) {
-      const order =
-        round % 2 === 0 ? (['floor', 'service'] as const) : (['service', 'floor'] as const);
-      for (const who of order) {
-        const { pid, port } = options[who];
-        entry[who].push(await measure(pid, port, scenario.requests, options.load));
-      }
+      taken.push(
+        await measure(options.service.pid, options.service.port, scenario.requests, options.load),
+      );
     }
   }
-  return pairs;
+  return samples;
 }
 
 /** Creates at `changesPerSecond` while the service's streams record each event's delay. */
@@ -121,46 +115,41 @@ async function deliver(options: StreamPhaseOptions) {
   );
 }
 
-const ratioOf = ({ service, floor }: Pairs) => pairedRatio(service, floor)?.toFixed(2) ?? 'n/a';
-const rps = (samples: Sample[]) => Math.round(summarise(samples).rps);
-const cpu = (samples: Sample[]) => Math.round(summarise(samples).cpuUsPerRequest);
+const figures = (samples: Sample[] | undefined) => summarise(samples ?? []);
 
 /**
- * The chosen scenarios against the floor without streams; then `streams` event streams open
- * on the service and as many on the floor (which writes the changes of each 20 ms to every
- * stream, as the service's feed does): `changesPerSecond` creates while the service's streams
- * record how long each event took to arrive, then the scenarios again. Reads should not move;
- * a create's deliveries are the same added work on both, and the CPU columns show what each
- * server pays for them.
+ * The chosen scenarios on the service without streams; then `streams` event streams open on
+ * it: `changesPerSecond` creates while the streams record how long each event took to arrive,
+ * then the scenarios again. Reads should not move; a create's deliveries are work added to
+ * every create, and the CPU columns show what they cost.
  */
 export async function runStreamPhase(options: StreamPhaseOptions): Promise<string> {
-  const alone = await compare(options);
-  const streams = await openStreams(options, options.service);
-  const floorStreams = await openStreams(options, options.floor);
+  const alone = await measureScenarios(options);
+  const streams = await openStreams(options);
   await streams.figures();
   const changes = await deliver(options);
-  const figures = await streams.figures();
-  const together = await compare(options);
-  const ended = (await streams.figures()).ended + (await floorStreams.figures()).ended;
-  await Promise.all([streams.close(), floorStreams.close()]);
+  const delivery = await streams.figures();
+  const together = await measureScenarios(options);
+  const { ended } = await streams.figures();
+  await streams.close();
   const lines = [
-    `| scenario, ${options.streams} streams open on each server | ratio without streams | ratio with streams | floor req/s without / with | service req/s without / with | CPU µs/req floor without / with | CPU µs/req service without / with | service peak RSS MiB with |`,
-    '|---|---:|---:|---:|---:|---:|---:|---:|',
+    `| scenario, ${options.streams} streams open | req/s without / with | CPU µs/req without / with | p99 ms without / with | peak RSS MiB with |`,
+    '|---|---:|---:|---:|---:|',
   ];
   for (const { name } of options.scenarios) {
-    const before = alone.get(name) ?? { floor: [], service: [] };
-    const after = together.get(name) ?? { floor: [], service: [] };
+    const before = figures(alone.get(name));
+    const after = figures(together.get(name));
     lines.push(
-      `| ${name} | ${ratioOf(before)} | ${ratioOf(after)} | ${rps(before.floor)} / ${rps(after.floor)} | ${rps(before.service)} / ${rps(after.service)} | ${cpu(before.floor)} / ${cpu(after.floor)} | ${cpu(before.service)} / ${cpu(after.service)} | ${summarise(after.service).peakRssMiB.toFixed(0)} |`,
+      `| ${name} | ${Math.round(before.rps)} / ${Math.round(after.rps)} | ${Math.round(before.cpuUsPerRequest)} / ${Math.round(after.cpuUsPerRequest)} | ${before.p99} / ${after.p99} | ${after.peakRssMiB.toFixed(0)} |`,
     );
   }
   return [
     lines.join('\n'),
-    `Streams ended early (cut off for falling behind, on either server): ${ended}.`,
+    `Streams ended early (cut off for falling behind): ${ended}.`,
     [
       '| event delivery | streams open / ended | changes/s | deliveries sampled | p50 / p99 / max ms | service peak RSS MiB | non-2xx / errors |',
       '|---|---:|---:|---:|---:|---:|---:|',
-      `| ${options.streams} streams, ${options.changeSeconds} s | ${figures.open} / ${figures.ended} | ${Math.round(changes.rps)} | ${figures.deliveries} | ${figures.p50} / ${figures.p99} / ${figures.max} | ${changes.peakRssMiB.toFixed(0)} | ${changes.non2xx} / ${changes.errors} |`,
+      `| ${options.streams} streams, ${options.changeSeconds} s | ${delivery.open} / ${delivery.ended} | ${Math.round(changes.rps)} | ${delivery.deliveries} | ${delivery.p50} / ${delivery.p99} / ${delivery.max} | ${changes.peakRssMiB.toFixed(0)} | ${changes.non2xx} / ${changes.errors} |`,
     ].join('\n'),
   ].join('\n\n');
 }

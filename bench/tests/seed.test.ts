@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parsePetCount } from '../../bench/seed.js';
+import { parsePetCount } from '../seed.js';
 
 describe('parsePetCount (--pets)', () => {
   it('reads a whole number, with or without separators', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { timeInterleaved } from '../../bench/embedded-ops.js';
+import { timeInterleaved } from '../embedded-ops.js';
 
 describe('timeInterleaved', () => {
   it('gives two equal targets equal medians on a machine that slows down as it runs', async () => {

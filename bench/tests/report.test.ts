@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  pairedRatio,
-  renderSoak,
-  renderTable,
-  summarise,
-  type Sample,
-} from '../../bench/report.js';
-import { cpuSeconds } from '../../bench/processes.js';
+import { pairedRatio, renderSoak, renderTable, summarise, type Sample } from '../report.js';
+import { cpuSeconds } from '../processes.js';
 
 /** The bench's arithmetic: CI runs the bench only as a smoke, which cannot catch a wrong number. */
 function sample(overrides: Partial<Sample>): Sample {

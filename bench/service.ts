@@ -1,0 +1,55 @@
+import { execFileSync, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { pinned, startProcess } from './processes.js';
+
+/**
+ * The service as its users run it: built by `npm run build`, started as `npm start` starts it,
+ * migrated by `npm run db:migrate`, all in the repository the bench sits in. The bench reads
+ * nothing else of it.
+ */
+export const SERVICE_ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+export function buildService(): void {
+  execFileSync('npm', ['run', '--silent', 'build'], { cwd: SERVICE_ROOT, stdio: 'inherit' });
+}
+
+/** Brings the PostgreSQL database at `url` to the service's schema, as an operator does. */
+export function migrateDatabase(url: string): void {
+  execFileSync('npm', ['run', '--silent', 'db:migrate'], {
+    cwd: SERVICE_ROOT,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, DATABASE_URL: url },
+  });
+}
+
+function readManifest(): { scripts: { start: string }; dependencies: Record<string, string> } {
+  return JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    scripts: { start: string };
+    dependencies: Record<string, string>;
+  };
+}
+
+/** `npm start`'s node arguments (flags and entry point), run without npm in between. */
+export function startArguments(): string[] {
+  const { start } = readManifest().scripts;
+  const [command, ...rest] = start.split(/\s+/);
+  if (command !== 'node') throw new Error(`npm start must run node directly: ${start}`);
+  return rest;
+}
+
+/** The version of a dependency the service pins, e.g. the PGlite that writes its folders. */
+export function serviceDependency(name: string): string | undefined {
+  return readManifest().dependencies[name];
+}
+
+/**
+ * The built service, on `core` when given (taskset execs node, so the child's pid is the
+ * service's own, whose CPU time the bench reads), with `env` on top of the bench's own.
+ */
+export function startService(env: Record<string, string>, core?: number): ChildProcess {
+  const args = startArguments();
+  const [command, commandArgs] =
+    core === undefined ? [process.execPath, args] : pinned(core, process.execPath, args);
+  return startProcess(command, commandArgs, env, SERVICE_ROOT);
+}
