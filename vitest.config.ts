@@ -46,7 +46,8 @@ const POOLED_TESTS = [
  * Most test files spend their time waiting on what they started (a service process, a proxy,
  * a database) rather than on the CPU, so one file more than there are cores keeps the cores
  * busy. vitest's default, one less than the cores, ran the files one at a time on a 2-core
- * machine (docs/performance.md, "The test suite's time").
+ * machine: the embedded suite took 674 s so on a quiet machine, and 461 s three at a time
+ * with other work on it.
  */
 const WORKERS = availableParallelism() + 1;
 
