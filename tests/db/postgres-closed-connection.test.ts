@@ -13,8 +13,7 @@ import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
  * to a null socket, an uncaught TypeError that ended the process. A transaction rolls back on
  * the connection it holds after its query failed, and a reserved connection keeps being used,
  * so every cut with a transaction in flight did it (or, before leased slots, a stream lock). These run postgres.js
- * through a proxy to the test server and cut it; unpatched, the process dies here. Both copies
- * the package installs for Node run: the ES module the service uses and the CommonJS one.
+ * through a proxy to the test server and cut it; unpatched, the process dies here.
  * Third part: a query waiting behind a busy reserved connection was never answered nor
  * rejected once the connection closed, and held its caller (the event feed) for good. Fourth
  * (porsager/postgres #1195): a reserve waiting for a connection when one closed was dropped once

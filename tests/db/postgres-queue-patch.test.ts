@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
 /**
@@ -9,10 +8,10 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
  * queries in. The upstream defect (porsager/postgres 3.4.9, src/queue.js): `shift()` only clears
  * a slot and resets the array when the queue empties, and `remove()` searches from index 0, so a
  * queue that never empties (busy connections under steady load) grows by one slot per query and
- * each move of a connection searches all of them (docs/performance.md has the measurement). The
- * driver does not export the queue, so it is loaded from the installed files: the ES module the
- * service runs and the CommonJS copy. The same patch makes closed connections refuse queries
- * instead of crashing the process (tests/db/postgres-closed-connection.test.ts).
+ * each move of a connection searches all of them (patches/README.md has the measurement). The
+ * driver does not export the queue, so it is loaded from the installed file. The same patch
+ * makes closed connections refuse queries instead of crashing the process
+ * (tests/db/postgres-closed-connection.test.ts).
  */
 const PATCHED_VERSION = '3.4.9';
 interface Queue<T> {
@@ -23,10 +22,12 @@ interface Queue<T> {
 }
 type QueueFactory = <T>(initial?: T[]) => Queue<T>;
 
-const packageRoot = join(dirname(createRequire(import.meta.url).resolve('postgres')), '..', '..');
+/** What `import 'postgres'` loads: the package's ES module, src/index.js. */
+const entry = fileURLToPath(import.meta.resolve('postgres'));
+const packageRoot = join(dirname(entry), '..');
 
-async function loadQueue(relativePath: string): Promise<QueueFactory> {
-  const module = (await import(pathToFileURL(join(packageRoot, relativePath)).href)) as {
+async function loadQueue(): Promise<QueueFactory> {
+  const module = (await import(pathToFileURL(join(packageRoot, 'src', 'queue.js')).href)) as {
     default: QueueFactory;
   };
   return module.default;
@@ -44,7 +45,11 @@ describe('the postgres.js patch', () => {
     expect(manifest.version).toBe(PATCHED_VERSION);
   });
 
-  it('is applied: every line it adds is in the installed files (ES module, CommonJS, Workers)', () => {
+  it("is made for the copy Node loads: `import 'postgres'` resolves to src/", () => {
+    expect(entry).toBe(join(packageRoot, 'src', 'index.js'));
+  });
+
+  it('is applied: every line it adds is in the installed files', () => {
     const patch = readFileSync(
       join(packageRoot, '..', '..', 'patches', `postgres+${PATCHED_VERSION}.patch`),
       'utf8',
@@ -52,11 +57,7 @@ describe('the postgres.js patch', () => {
     // [file, its diff, file, its diff, ...]: the path each `diff --git` line names, then its hunks.
     const parts = patch.split(/^diff --git a\/node_modules\/postgres\/(\S+) .*$/m).slice(1);
     const patched = parts.filter((_, index) => index % 2 === 0);
-    expect(patched.sort()).toEqual(
-      ['src', 'cjs/src', 'cf/src']
-        .flatMap((dir) => ['connection.js', 'index.js', 'queue.js'].map((file) => `${dir}/${file}`))
-        .sort(),
-    );
+    expect(patched.sort()).toEqual(['src/connection.js', 'src/index.js', 'src/queue.js']);
     for (let i = 0; i < parts.length; i += 2) {
       const installed = readFileSync(join(packageRoot, parts[i] ?? ''), 'utf8');
       const added = (parts[i + 1] ?? '').split('\n').filter((line) => /^\+(?!\+\+)/.test(line));
@@ -66,9 +67,9 @@ describe('the postgres.js patch', () => {
   });
 });
 
-describe.each(['src/queue.js', 'cjs/src/queue.js'])('postgres.js %s, as patched', (file) => {
+describe('postgres.js src/queue.js, as patched', () => {
   it('is first in, first out, and removes from anywhere', async () => {
-    const queue = (await loadQueue(file))(['a', 'b']);
+    const queue = (await loadQueue())(['a', 'b']);
     queue.push('c');
     queue.push('d');
     expect(queue.shift()).toBe('a');
@@ -79,7 +80,7 @@ describe.each(['src/queue.js', 'cjs/src/queue.js'])('postgres.js %s, as patched'
   });
 
   it('keeps order across the compaction of a queue that never empties', async () => {
-    const queue = (await loadQueue(file))<number>();
+    const queue = (await loadQueue())<number>();
     const taken: number[] = [];
     for (let i = 0; i < 5; i++) queue.push(i);
     for (let i = 5; i < 5_000; i++) {
@@ -91,7 +92,7 @@ describe.each(['src/queue.js', 'cjs/src/queue.js'])('postgres.js %s, as patched'
   });
 
   it('searches only what is queued, however many queries went through it', async () => {
-    const queue = (await loadQueue(file))<object>();
+    const queue = (await loadQueue())<object>();
     const standing = Array.from({ length: 3 }, () => ({}));
     for (const connection of standing) queue.push(connection);
     // A busy connection is shifted to take a query and pushed back, 100,000 times.

@@ -9,8 +9,7 @@ import { connectionReset, POSTGRES_DRIVERS, tracedConnection } from '../helpers/
  * rolls back as soon as its failed statement is reported, in between: postgres.js queued that
  * rollback behind the failed statement, and the close, coming with an error, rejected nothing.
  * The rollback was never answered, and held the event feed's read for good after a cut (the
- * connection too: once reconnected it waited for the rollback's reply). Both copies the
- * package installs for Node run: the ES module the service uses and the CommonJS one.
+ * connection too: once reconnected it waited for the rollback's reply).
  */
 describeOnPostgres('postgres.js when a socket fails', () => {
   describe.each(Object.entries(POSTGRES_DRIVERS))('postgres.js (%s)', (_, connectTo) => {

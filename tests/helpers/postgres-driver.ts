@@ -1,16 +1,13 @@
-import { createRequire } from 'node:module';
 import { connect, type Socket } from 'node:net';
 import postgres from 'postgres';
 import { postgresTarget } from './database.js';
 
 /**
- * Both copies of postgres.js the package installs for Node, each patched by
- * patches/postgres+3.4.9.patch: the ES module the service uses and the CommonJS one.
+ * The copy of postgres.js Node loads, the ES module (the package's `import` export), which
+ * patches/postgres+3.4.9.patch fixes: the service, its tools and drizzle-kit load no other
+ * (patches/README.md).
  */
-export const POSTGRES_DRIVERS = {
-  'ES module': postgres,
-  CommonJS: createRequire(import.meta.url)('postgres') as typeof postgres,
-};
+export const POSTGRES_DRIVERS = { 'ES module': postgres };
 
 /**
  * postgres.js's `socket` option (README: "Custom socket", missing from its types): each
