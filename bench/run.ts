@@ -43,7 +43,7 @@ if (args.help) {
     'npm run bench -- [--duration s] [--rounds n] [--soak s] [--connections n] [--pets n] [--database url] [--smoke]\n' +
       `  --pets <n>: seed a store of n pets (default ${DEFAULT_BENCH_PETS}; at least 3 per connection)\n` +
       '  --smoke: 1 s per scenario, one round, 2 s soak, nothing recorded (CI catches breakage, never timing)\n' +
-      '  --only <text>: only the paired rounds of scenarios whose name contains <text>\n' +
+      '  --only <text>[,<text>...]: only the paired rounds of scenarios whose name contains one of them\n' +
       '  --streams: only the phase with 1,000 event streams open\n' +
       '  --embedded <pets,...>: only the embedded phase, a PGlite folder of each size (10000,1000000)\n' +
       "  --pglite-defaults: the embedded phase with PostgreSQL's own memory and WAL settings\n" +
@@ -55,7 +55,10 @@ if (args.help) {
 const startedAt = new Date();
 const loadAtStart = loadavg()[0] ?? NaN;
 const smoke = args.smoke;
-const chosen = scenarios.filter(({ name }) => !args.only || name.includes(args.only));
+const wanted = args.only?.split(',');
+const chosen = scenarios.filter(
+  ({ name }) => !wanted || wanted.some((text) => name.includes(text)),
+);
 const duration = smoke ? 1 : Number(args.duration);
 const rounds = smoke ? 1 : Number(args.rounds);
 const soakSeconds = smoke ? 2 : Number(args.soak);
