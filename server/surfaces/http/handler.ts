@@ -164,6 +164,7 @@ export function createRequestHandler(deps: HandlerDeps) {
       // A repeated header was refused above, so this is the one value sent.
       idempotencyKey: req.headers['idempotency-key'] as string | undefined,
       ifMatch: req.headers['if-match'],
+      ifNoneMatch: req.headers['if-none-match'],
       budget: state.budget,
       responseHeaders: state.headers,
       streams: deps.streams,
