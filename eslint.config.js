@@ -88,10 +88,10 @@ export default tseslint.config(
     },
   },
   ...layerRules,
-  // Plain JavaScript outside the TypeScript project: this file, and module hooks Node loads
-  // before any TypeScript loader.
+  // Plain JavaScript outside the TypeScript project: this file, module hooks Node loads
+  // before any TypeScript loader, and what npm start runs before there is a build.
   {
-    files: ['eslint.config.js', 'tests/helpers/module-recorder/*.mjs'],
+    files: ['eslint.config.js', 'tests/helpers/module-recorder/*.mjs', 'scripts/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
   },
 );

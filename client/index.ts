@@ -1,6 +1,10 @@
+/// <reference lib="esnext.disposable" preserve="true" />
 /**
  * `petstore-service/client`: what a front-end needs to call the service, typed. Only types come
- * from the server's code, so a front-end's bundle never holds any of it.
+ * from the server's code, so a front-end's bundle never holds any of it. The reference above
+ * stays in the emitted declarations (`preserve`): @trpc/server's declarations name
+ * `Disposable` and `AsyncDisposable`, which only that lib declares, so a front-end whose `lib`
+ * stops at ES2022 and DOM still type-checks the entry without adding it.
  */
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from './router.js';

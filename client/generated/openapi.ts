@@ -306,7 +306,7 @@ export interface components {
              * @description Id of the category the animal belongs to.
              */
             categoryId: number;
-            /** @default available */
+            /** @description Defaults to `available` when omitted. */
             status?: components["schemas"]["PetStatus"];
         };
         /** @description The fields of an animal to change (RFC 7396 merge patch): at least one of `name`, `categoryId`, `status`. Unknown fields, `id` and `null` are rejected. */
@@ -776,6 +776,8 @@ export interface operations {
             header?: {
                 /** @description Change only if the animal is at one of these versions (ETags), or exists at all (`*`); otherwise 412 and nothing changes. Either `*` alone or a comma-separated list of entity-tags (RFC 9110 §13.1.1); anything else is 400. */
                 "If-Match"?: string;
+                /** @description Change only if the animal is at none of these versions; `*` changes only an animal that does not exist, so it refuses every change of an existing one. Otherwise 412 and nothing changes. Either `*` alone or a comma-separated list of entity-tags (RFC 9110 §13.1.2); anything else is 400. */
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description Id of the animal to delete. */
@@ -854,7 +856,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `If-Match` does not name the current version; nothing changed. */
+            /** @description `If-Match` does not name the current version, or `If-None-Match` does (or is `*`); nothing changed. */
             412: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -935,6 +937,8 @@ export interface operations {
             header?: {
                 /** @description Change only if the animal is at one of these versions (ETags), or exists at all (`*`); otherwise 412 and nothing changes. Either `*` alone or a comma-separated list of entity-tags (RFC 9110 §13.1.1); anything else is 400. */
                 "If-Match"?: string;
+                /** @description Change only if the animal is at none of these versions; `*` changes only an animal that does not exist, so it refuses every change of an existing one. Otherwise 412 and nothing changes. Either `*` alone or a comma-separated list of entity-tags (RFC 9110 §13.1.2); anything else is 400. */
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description Id of the animal to change. */
@@ -1022,7 +1026,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `If-Match` does not name the current version; nothing changed. */
+            /** @description `If-Match` does not name the current version, or `If-None-Match` does (or is `*`); nothing changed. */
             412: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];

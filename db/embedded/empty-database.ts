@@ -15,7 +15,7 @@ import { migrationsFolder } from '../migrate.js';
 export const emptyDatabaseFolder = fileURLToPath(new URL('../../empty-database/', import.meta.url));
 
 /** The installed PGlite's version: another PostgreSQL build may not read the archive's files. */
-async function pgliteVersion(): Promise<string> {
+export async function pgliteVersion(): Promise<string> {
   const entry = createRequire(import.meta.url).resolve('@electric-sql/pglite');
   const manifest = JSON.parse(
     await readFile(join(dirname(entry), '..', 'package.json'), 'utf8'),

@@ -23,6 +23,8 @@ export interface ContextOptions {
   idempotencyKey?: string | undefined;
   /** The If-Match request header as received: changes to a pet check it (412 when it fails). */
   ifMatch?: string | undefined;
+  /** The If-None-Match request header as received: a change it matches is refused (412). */
+  ifNoneMatch?: string | undefined;
   /** The request's time on the database; the HTTP pipeline starts it before authentication. */
   budget?: DatabaseBudget;
   /**
@@ -39,10 +41,11 @@ export interface ContextOptions {
 }
 
 export interface Context extends Required<
-  Omit<ContextOptions, 'cursorSecret' | 'idempotencyKey' | 'ifMatch' | 'streams'>
+  Omit<ContextOptions, 'cursorSecret' | 'idempotencyKey' | 'ifMatch' | 'ifNoneMatch' | 'streams'>
 > {
   idempotencyKey: string | undefined;
   ifMatch: string | undefined;
+  ifNoneMatch: string | undefined;
   streams: EventStreams | undefined;
   cursors: CursorCodec;
 }
@@ -67,6 +70,7 @@ export function createContextInner(options: ContextOptions): Context {
     baseUrl: options.baseUrl,
     idempotencyKey: options.idempotencyKey,
     ifMatch: options.ifMatch,
+    ifNoneMatch: options.ifNoneMatch,
     budget: options.budget ?? new DatabaseBudget(),
     responseHeaders: options.responseHeaders ?? {},
     streams: options.streams,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { transaction } from '../../db/runner.js';
 import { patchPet, removePet } from '../domain/lifecycle/pets.js';
-import { ETagHeader, IfMatchHeader } from '../domain/schemas/headers.js';
+import { ETagHeader, IfMatchHeader, IfNoneMatchChangeHeader } from '../domain/schemas/headers.js';
 import { DeletePetInputSchema, PetSchema, UpdatePetInputSchema } from '../domain/schemas/pet.js';
 import { defineMutation } from './define.js';
 import { petAnswer } from './pets.js';
@@ -24,20 +24,23 @@ export const updatePet = defineMutation({
     successStatus: 200,
     successDescription: 'The animal as changed.',
     bodyTypes: ['application/json', 'application/merge-patch+json'],
-    requestHeaders: z.object({ 'If-Match': IfMatchHeader }),
+    requestHeaders: z.object({
+      'If-Match': IfMatchHeader,
+      'If-None-Match': IfNoneMatchChangeHeader,
+    }),
     responseHeaders: z.object({ ETag: ETagHeader }),
     errorResponses: {
       400: 'Malformed JSON, an empty patch, `null`, `id`, unknown fields or invalid values.',
       403: 'The API key is read-only.',
       404: 'No animal has this id (or it was deleted).',
       409: 'The life cycle does not allow this status change, or an open order holds the animal; the message names both states.',
-      412: '`If-Match` does not name the current version; nothing changed.',
+      412: '`If-Match` does not name the current version, or `If-None-Match` does (or is `*`); nothing changed.',
       413: 'The body is larger than 64 KiB.',
       415: 'The body is neither application/json nor application/merge-patch+json.',
     },
   },
   handler: async (ctx, { petId, ...patch }) => {
-    const pet = await transaction(ctx.db, (tx) => patchPet(tx, petId, patch, ctx.ifMatch));
+    const pet = await transaction(ctx.db, (tx) => patchPet(tx, petId, patch, ctx));
     ctx.notifyChange();
     const { body, headers } = petAnswer(pet);
     Object.assign(ctx.responseHeaders, headers);
@@ -60,19 +63,22 @@ export const deletePet = defineMutation({
     stability: 'stable',
     successStatus: 204,
     successDescription: 'Deleted.',
-    requestHeaders: z.object({ 'If-Match': IfMatchHeader }),
+    requestHeaders: z.object({
+      'If-Match': IfMatchHeader,
+      'If-None-Match': IfNoneMatchChangeHeader,
+    }),
     errorResponses: {
       400: '`petId` is not a positive integer, `If-Match` is malformed, or a body was sent (DELETE takes none; a JSON one too).',
       403: 'The API key is read-only.',
       404: 'No animal has this id, or it was already deleted.',
       409: 'An open order holds the animal.',
-      412: '`If-Match` does not name the current version; nothing changed.',
+      412: '`If-Match` does not name the current version, or `If-None-Match` does (or is `*`); nothing changed.',
       413: 'A body larger than 64 KiB was sent (DELETE takes none).',
       415: 'A body that is not JSON was sent (DELETE takes none).',
     },
   },
   handler: async (ctx, { petId }) => {
-    await transaction(ctx.db, (tx) => removePet(tx, petId, ctx.ifMatch));
+    await transaction(ctx.db, (tx) => removePet(tx, petId, ctx));
     ctx.notifyChange();
   },
 });

@@ -60,6 +60,23 @@ function listen(
   });
 }
 
+/**
+ * prom-client's gauges whose names end in `_total`, which Prometheus reserves for counters
+ * (`promtool check metrics` refuses them): each is the sum of the gauge of the same name
+ * without the suffix, by `type`, which stays.
+ */
+const GAUGES_NAMED_AS_COUNTERS = [
+  'nodejs_active_handles_total',
+  'nodejs_active_requests_total',
+  'nodejs_active_resources_total',
+];
+
+/** Node's process and GC metrics (prom-client's defaults), but for those three. */
+function collectProcessMetrics(registry: Registry): void {
+  collectDefaultMetrics({ register: registry });
+  for (const name of GAUGES_NAMED_AS_COUNTERS) registry.removeSingleMetric(name);
+}
+
 /** One process serving alone: its own registry, with Node's process and GC metrics added. */
 export function serveProcessMetrics(
   registry: Registry,
@@ -67,7 +84,7 @@ export function serveProcessMetrics(
   host: string,
   logger: Logger,
 ): Promise<MetricsServer> {
-  collectDefaultMetrics({ register: registry });
+  collectProcessMetrics(registry);
   return listen(
     async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
     port,
@@ -81,7 +98,7 @@ export function serveProcessMetrics(
  * for its metrics (prom-client's cluster messages), so that one scrape shows every worker.
  */
 export function shareWorkerMetrics(registry: Registry): void {
-  collectDefaultMetrics({ register: registry });
+  collectProcessMetrics(registry);
   AggregatorRegistry.setRegistries(registry);
   // Constructing one installs the worker's listener for the primary's requests.
   new AggregatorRegistry();

@@ -32,8 +32,13 @@ export class ServiceMetrics {
 
   readonly requestDuration = new Histogram({
     name: 'http_server_request_duration_seconds',
-    help: 'Duration of HTTP server requests, by method, operation (operationId, tRPC procedure or public route) and status code',
-    labelNames: ['http_request_method', 'operation', 'http_response_status_code'] as const,
+    help: 'Duration of HTTP server requests, by method, route template, operation (operationId, tRPC procedure or public route) and status code',
+    labelNames: [
+      'http_request_method',
+      'http_route',
+      'operation',
+      'http_response_status_code',
+    ] as const,
     buckets: DURATION_BUCKETS,
     registers: [this.registry],
   });

@@ -22,6 +22,7 @@ import { callerFor } from '../helpers/caller.js';
 import {
   createPostgresDatabase,
   createTestDatabase,
+  emptyCluster,
   testDatabaseTarget,
   describeOnPostgres,
   postgresTarget,
@@ -126,7 +127,10 @@ async function atOlderRelease(
   const old = await migrationsUpTo(count);
   try {
     if (target.kind === 'pglite') {
-      const client = await PGlite.create(target.dataDir, pgliteOptions(DEFAULT_EMBEDDED_SETTINGS));
+      const client = await PGlite.create(target.dataDir, {
+        ...pgliteOptions(DEFAULT_EMBEDDED_SETTINGS),
+        loadDataDir: emptyCluster(),
+      });
       await migratePgliteFrom(drizzlePglite(client), { migrationsFolder: old.folder });
       await seed(
         async (statement) => (await client.query<Record<string, unknown>>(statement)).rows,

@@ -19,6 +19,8 @@ declare module 'vitest' {
     database: TestDatabaseTarget;
     /** The pglite project's migrated empty database, as `dump` makes it (tests/setup/pglite-template.ts). */
     pgliteTemplate?: string;
+    /** A cluster as initdb leaves it, no migration applied (tests/setup/pglite-template.ts). */
+    pgliteCluster?: string;
   }
 }
 
@@ -61,29 +63,40 @@ export const describeOnEmbedded = describeOn(
   'embedded database only; it runs in the pglite project',
 );
 
-let templateArchive: Blob | undefined;
+const archives = new Map<string, Blob>();
+
+function archiveOf(file: string | undefined): Blob | undefined {
+  if (file === undefined) return undefined;
+  let archive = archives.get(file);
+  if (!archive) {
+    archive = new Blob([readFileSync(file)]);
+    archives.set(file, archive);
+  }
+  return archive;
+}
 
 /**
  * The migrated empty database the run's setup made once, so that each in-memory database is
  * unpacked from it instead of running initdb (about 3 s of CPU each); the migrations still run
  * on it, and find nothing left to apply.
  */
-function template(): Blob | undefined {
-  const file = inject('pgliteTemplate');
-  if (file === undefined) return undefined;
-  templateArchive ??= new Blob([readFileSync(file)]);
-  return templateArchive;
-}
+const template = () => archiveOf(inject('pgliteTemplate'));
+
+/**
+ * The run's cluster with no migration applied, for the tests of the migrations: unpacked
+ * instead of running initdb, as `template` is.
+ */
+export const emptyCluster = () => archiveOf(inject('pgliteCluster'));
 
 /**
  * A fresh, migrated database: in-memory PGlite, or a new database on the PostgreSQL server.
- * `fromEmpty` makes the in-memory one run every migration itself rather than start from the
- * run's template, for the tests of the migrations themselves.
+ * `fromEmpty` makes the in-memory one start from the unmigrated cluster and run every migration
+ * itself, for the tests of the migrations themselves.
  */
 export async function createTestDatabase({ fromEmpty = false } = {}): Promise<TestDatabase> {
   const target = testDatabaseTarget();
   if (target.kind === 'pglite') {
-    const archive = fromEmpty ? undefined : template();
+    const archive = fromEmpty ? emptyCluster() : template();
     const options: DatabaseOptions = { kind: 'pglite', dataDir: 'memory://', archive };
     const handle = await openDatabase(options);
     await handle.migrate();

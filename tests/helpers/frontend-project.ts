@@ -105,9 +105,9 @@ export function frontendTsconfig(resolution: 'NodeNext' | 'Bundler', files: stri
       target: 'ES2022',
       module: resolution === 'NodeNext' ? 'NodeNext' : 'ESNext',
       moduleResolution: resolution,
-      // @trpc/server's declarations name Disposable and AsyncDisposable (explicit resource
-      // management), which only this lib declares.
-      lib: ['ES2023', 'DOM', 'ESNext.Disposable'],
+      // A strict front-end without ESNext: the entry brings the lib that @trpc/server's
+      // Disposable and AsyncDisposable need (client/index.ts).
+      lib: ['ES2022', 'DOM', 'DOM.Iterable'],
       types: [],
       strict: true,
       noEmit: true,

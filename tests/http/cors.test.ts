@@ -32,11 +32,11 @@ async function documented() {
   return { request, response };
 }
 
-function preflight(path: string, method: string, headers: string) {
+function preflight(path: string, method: string, headers: string, origin = ALLOWED) {
   return fetch(`${server.origin}${path}`, {
     method: 'OPTIONS',
     headers: {
-      origin: ALLOWED,
+      origin,
       'access-control-request-method': method,
       'access-control-request-headers': headers,
     },
@@ -64,6 +64,30 @@ describe('the CORS preflight', () => {
     for (const name of [...contract, ...(await documented()).request]) {
       expect(allowed, name).toContain(name);
     }
+  });
+});
+
+/**
+ * A browser sends a preflight without credentials, so authentication cannot answer it: an
+ * origin that is not allowed gets an empty 204 without CORS headers, and the browser, finding
+ * no Access-Control-Allow-Origin, refuses the page its request.
+ */
+describe('a preflight from an origin that is not allowed', () => {
+  it.each(['/v1/pets', '/trpc/pets.list', '/v1/no-such-route'])(
+    'is 204 without CORS headers on %s, not 401',
+    async (path) => {
+      const response = await preflight(path, 'GET', 'authorization', 'https://other.example');
+      expect(response.status).toBe(204);
+      expect(response.headers.get('access-control-allow-origin')).toBeNull();
+      expect(response.headers.get('access-control-allow-headers')).toBeNull();
+      expect(response.headers.get('www-authenticate')).toBeNull();
+      expect(await response.text()).toBe('');
+    },
+  );
+
+  it('is still answered by the route when it is no preflight (no Origin): 401 first', async () => {
+    const response = await fetch(`${server.baseUrl}/pets`, { method: 'OPTIONS' });
+    expect(response.status).toBe(401);
   });
 });
 

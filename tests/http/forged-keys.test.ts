@@ -25,6 +25,21 @@ function list(target: TestServer, key: string, from: string) {
   });
 }
 
+describe('keys that cost no lookup, sent again and again from one address', () => {
+  it('stay 401, never 429: the budget guards lookups, and these make none', async () => {
+    const from = '192.0.2.44';
+    // A checksum that fails is refused before any lookup; a key refused less than 10 s ago too.
+    const malformed = 'psk_AAAAAAAA_not-a-checksum-that-holds';
+    const repeated = forged();
+    for (let i = 0; i < 12 * FAILURES; i++) {
+      expect((await list(server, malformed, from)).status).toBe(401);
+      expect((await list(server, repeated, from)).status).toBe(401);
+    }
+    // Each failure counted all the same: the next key that would cost a lookup waits.
+    expect((await list(server, forged(), from)).status).toBe(429);
+  });
+});
+
 describe('well-formed keys that do not exist, from one address', () => {
   it('are 401 until the address has spent its failures, then 429 without a lookup', async () => {
     const valid = await issueApiKey(server.database.handle.db, { name: 'known', scope: 'read' });

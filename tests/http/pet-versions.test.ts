@@ -110,6 +110,46 @@ describe('If-Match on PATCH and DELETE', () => {
   });
 });
 
+/** RFC 9110 §13.1.2: on a change, a matching If-None-Match (or `*` for a pet that exists) is 412. */
+describe('If-None-Match on PATCH and DELETE', () => {
+  const change = (method: 'PATCH' | 'DELETE', petId: number, ifNoneMatch: string) =>
+    server.api(method, `/v1/pets/${petId}`, {
+      body: method === 'PATCH' ? { name: 'Changed' } : undefined,
+      headers: { 'if-none-match': ifNoneMatch },
+    });
+
+  it.each(['PATCH', 'DELETE'] as const)(
+    '%s: refuses * for a pet that exists with 412, and changes nothing',
+    async (method) => {
+      const { pet, etag } = await created();
+      const response = await change(method, pet.id, '*');
+      expect(response.status).toBe(412);
+      expect(response.body).toMatchObject({ code: 'PRECONDITION_FAILED', status: 412 });
+      expect(await read(pet.id)).toEqual({ status: 200, pet, etag });
+    },
+  );
+
+  it.each(['PATCH', 'DELETE'] as const)(
+    '%s: refuses a list naming the current version, weakly compared, with 412',
+    async (method) => {
+      const { pet, etag } = await created();
+      expect((await change(method, pet.id, `"0.0", W/${etag}`)).status).toBe(412);
+      expect(await read(pet.id)).toEqual({ status: 200, pet, etag });
+    },
+  );
+
+  it('lets the change through when no tag names the current version', async () => {
+    const { pet } = await created();
+    expect((await change('PATCH', pet.id, '"0.0"')).status).toBe(200);
+    expect((await change('DELETE', pet.id, '"0.0"')).status).toBe(204);
+  });
+
+  it('answers 404 to * for a missing pet: the condition holds, the pet is not there', async () => {
+    expect((await change('PATCH', MISSING, '*')).status).toBe(404);
+    expect((await change('DELETE', MISSING, '*')).status).toBe(404);
+  });
+});
+
 describe('If-None-Match on GET', () => {
   const get = (petId: number, ifNoneMatch: string) =>
     server.api<Pet | undefined>('GET', `/v1/pets/${petId}`, {

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -53,6 +54,34 @@ describe('the command line', () => {
     expect(run.code).toBe(64);
     expect(run.stderr).toContain("Unknown option '--port'");
     expect(run.stderr).toContain('Usage: ');
+  });
+
+  it('reports any other failure to start as one JSON line with its cause, exit code 1', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      const run = await runService([], {
+        PGLITE_DIR: dataDir,
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        API_KEYS: 'start-failure-key-0123456789abcdef',
+      });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toBe('');
+      // Every stdout line is JSON (lines still buffered are written at exit, after this one).
+      const lines = run.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      const failures = lines.filter((line) => line.msg === 'failed to start');
+      expect(failures).toHaveLength(1);
+      const [last] = failures as { level: number; err: { code: string; stack: string } }[];
+      expect(last).toMatchObject({ level: 60, err: { code: 'EADDRINUSE' } });
+      expect(last?.err.stack).toContain('at ');
+    } finally {
+      taken.close();
+    }
   });
 
   it('names a bad variable and the form it expects', async () => {

@@ -1,6 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { getMetricsFromStream, type PromHistogramData, type PromMetrics } from 'prom2javascript';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -13,6 +15,7 @@ import {
 } from '../helpers/database.js';
 import { rawRequest } from '../helpers/http.js';
 import { openStream } from '../helpers/sse.js';
+import { inCI } from '../helpers/ci.js';
 
 const KEY = 'metrics-test-key-0123456789';
 const LIMITED = 'metrics-limited-key-0123456789';
@@ -30,6 +33,16 @@ async function scrape(metricsOrigin: string): Promise<PromMetrics> {
   // prom-client writes NaN as `Nan` (Prometheus reads any case); prom2javascript reads none.
   const lines = response.body.split('\n').filter((line) => !NAN_SAMPLE.test(line));
   return getMetricsFromStream(Readable.from([lines.join('\n')]));
+}
+
+const PROMTOOL = '/usr/bin/promtool';
+const PROMTOOL_HINT = 'bash scripts/ci-packages.sh installs it (Debian package prometheus)';
+
+/** `promtool check metrics` on a scrape: its complaints, or undefined without promtool. */
+function promtool(scrape: string): { status: number | null; output: string } | undefined {
+  if (!existsSync(PROMTOOL)) return undefined;
+  const run = spawnSync(PROMTOOL, ['check', 'metrics'], { input: scrape, encoding: 'utf8' });
+  return { status: run.status, output: `${run.stdout}${run.stderr}` };
 }
 
 function durations(metrics: PromMetrics): PromHistogramData[] {
@@ -87,6 +100,18 @@ describe('GET /metrics on METRICS_PORT', () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
+  it('passes promtool check metrics (Prometheus names, types and help)', async () => {
+    const response = await rawRequest(metricsOrigin, '/metrics');
+    const check = promtool(response.body);
+    if (check === undefined) {
+      if (inCI()) throw new Error(`promtool is missing: ${PROMTOOL_HINT}`);
+      console.warn(`skipped promtool: ${PROMTOOL_HINT}`);
+      return;
+    }
+    expect(check.output).toBe('');
+    expect(check.status).toBe(0);
+  });
+
   it('is not served on the public port', async () => {
     const response = await rawRequest(server.origin, '/metrics', { headers: auth });
     expect(response.status).toBe(404);
@@ -115,6 +140,14 @@ describe('GET /metrics on METRICS_PORT', () => {
     ).toBe(1);
     expect(requestCount(metrics, { ...get, operation: 'pets.list' })).toBe(1);
     expect(requestCount(metrics, unmatched) - unmatchedBefore).toBe(1);
+    // OpenTelemetry's http_route beside it: the template, one for each operation.
+    const routes = new Map(
+      durations(metrics).map((entry) => [entry.labels.operation, entry.labels.http_route]),
+    );
+    expect(routes.get('listPets')).toBe('/v1/pets');
+    expect(routes.get('getPet')).toBe('/v1/pets/{petId}');
+    expect(routes.get('pets.list')).toBe('/trpc/pets.list');
+    expect(routes.get('unmatched')).toBe('');
     const labelValues = durations(metrics).flatMap((entry) => Object.values(entry.labels));
     expect(labelValues.filter((label) => label.includes('987654'))).toEqual([]);
   });

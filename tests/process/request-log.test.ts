@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createChildDatabase, type ChildDatabase } from '../helpers/child-database.js';
 import { spawnServer, type ChildServer } from '../helpers/child-server.js';
 import { rawRequest } from '../helpers/http.js';
@@ -8,39 +8,46 @@ const KEY = 'request-log-test-key-0123456789';
 const auth = { authorization: `Bearer ${KEY}` };
 
 let database: ChildDatabase;
+/**
+ * One service for every test that only reads its log: each start costs seconds of CPU (the
+ * embedded database, the TypeScript loader), which is what this file waited for under load.
+ */
+let server: ChildServer;
 
 beforeAll(async () => {
   database = await createChildDatabase();
+  server = await spawnServer({ ...database.env, API_KEYS: KEY });
 });
-afterAll(() => database.destroy());
+afterAll(async () => {
+  await server.stop();
+  await database.destroy();
+});
 
 /** The service buffers log lines into 4 KiB writes; these are the promises that make up for it. */
 describe('request log lines on stdout', () => {
   it('reach stdout within a second under light traffic', async () => {
-    const server = await spawnServer({ ...database.env, API_KEYS: KEY });
-    try {
-      const headers = { ...auth, 'x-request-id': 'light-traffic' };
-      expect((await rawRequest(server.origin, '/v1/pets?limit=1', { headers })).status).toBe(200);
-      // One short line is far below the buffer's size: only the timed flush writes it.
-      const line = await server.waitForLog((logged) => logged.reqId === 'light-traffic', 1_000);
-      expect(line).toMatchObject({ route: '/pets', status: 200 });
-    } finally {
-      await server.stop();
-    }
+    const headers = { ...auth, 'x-request-id': 'light-traffic' };
+    expect((await rawRequest(server.origin, '/v1/pets?limit=1', { headers })).status).toBe(200);
+    // One short line is far below the buffer's size: only the timed flush writes it.
+    const line = await server.waitForLog((logged) => logged.reqId === 'light-traffic', 1_000);
+    expect(line).toMatchObject({ route: '/pets', status: 200 });
   });
 
   it('are all written when the process exits, also those still in the buffer', async () => {
-    const server = await spawnServer({ ...database.env, API_KEYS: KEY });
+    // A database of its own: the embedded one serves one process at a time.
+    const own = await createChildDatabase();
+    onTestFinished(() => own.destroy());
+    const exiting = await spawnServer({ ...own.env, API_KEYS: KEY });
     const headers = { ...auth, 'x-request-id': 'just-before-exit' };
-    expect((await rawRequest(server.origin, '/v1/pets?limit=1', { headers })).status).toBe(200);
+    expect((await rawRequest(exiting.origin, '/v1/pets?limit=1', { headers })).status).toBe(200);
     // At once, before the timed flush: the request's line and shutdown's own are still buffered.
-    server.child.kill('SIGTERM');
-    expect((await server.exited).code).toBe(0);
+    exiting.child.kill('SIGTERM');
+    expect((await exiting.exited).code).toBe(0);
     // 'exit' can come before the last of stdout has been read.
-    const { stdout } = server.child;
+    const { stdout } = exiting.child;
     if (stdout && !stdout.readableEnded) await once(stdout, 'end');
-    expect(server.logs.some((line) => line.reqId === 'just-before-exit')).toBe(true);
-    expect(server.logs.some((line) => line.msg === 'stopped')).toBe(true);
+    expect(exiting.logs.some((line) => line.reqId === 'just-before-exit')).toBe(true);
+    expect(exiting.logs.some((line) => line.msg === 'stopped')).toBe(true);
   });
 });
 
@@ -48,12 +55,6 @@ describe('request log lines on stdout', () => {
 describe('trace context in request log lines', () => {
   const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
   const CALLER_SPAN = '00f067aa0ba902b7';
-  let server: ChildServer;
-
-  beforeAll(async () => {
-    server = await spawnServer({ ...database.env, API_KEYS: KEY });
-  });
-  afterAll(() => server.stop());
 
   async function loggedFor(traceparent: string | undefined, requestId: string) {
     const headers: Record<string, string> = { ...auth, 'x-request-id': requestId };

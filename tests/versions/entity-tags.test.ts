@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseEntityTags } from '../../server/domain/versions/etag.js';
+import { ENTITY_TAGS_PATTERN, parseEntityTags } from '../../server/domain/versions/etag.js';
 
 /** RFC 9110 §8.8.3 etagc: visible ASCII but the quote, and obs-text, as Node decodes it. */
 const etagc = fc.oneof(
@@ -86,5 +86,30 @@ describe('parseEntityTags', () => {
     '"\u0100"',
   ])('refuses %j', (field) => {
     expect(parseEntityTags(field)).toBeUndefined();
+  });
+});
+
+/** The pattern the OpenAPI document gives If-Match and If-None-Match (tools generate from it). */
+describe('ENTITY_TAGS_PATTERN', () => {
+  const accepted = (field: string) => ENTITY_TAGS_PATTERN.test(field);
+  const parsed = (field: string) => parseEntityTags(field) !== undefined;
+
+  it('matches every list and * that parseEntityTags reads', () => {
+    fc.assert(fc.property(tagList, ({ field }) => accepted(field)));
+    expect(accepted(' * ')).toBe(true);
+  });
+
+  it("agrees with parseEntityTags on any text made of the grammar's pieces", () => {
+    const piece = fc.oneof(
+      entityTag,
+      fc.constantFrom('*', ',', ' ', '\t', 'x', 'W/', '"', '\u0100'),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 8 }), (pieces) => {
+        const field = pieces.join('');
+        expect(accepted(field)).toBe(parsed(field));
+      }),
+      { numRuns: 2_000 },
+    );
   });
 });

@@ -4,7 +4,7 @@ import { appendEvents } from '../../../db/queries/events.js';
 import { findOpenOrder } from '../../../db/queries/orders.js';
 import { deletePetRow, lockPet, updatePetRow } from '../../../db/queries/pet-changes.js';
 import type { NewPetRow, VersionedPetRow } from '../../../db/queries/pets.js';
-import { etagOf, requireIfMatch } from '../versions/etag.js';
+import { etagOf, requirePreconditions, type Preconditions } from '../versions/etag.js';
 import { petBody } from './bodies.js';
 import { requirePetMove } from './transitions.js';
 
@@ -12,10 +12,10 @@ export function petNotFound(petId: number): TRPCError {
   return new TRPCError({ code: 'NOT_FOUND', message: `No pet with id ${petId}` });
 }
 
-/** The pet, locked; If-Match checked against it before "no such pet", as RFC 9110 orders them. */
-async function lockForChange(tx: Runner, petId: number, ifMatch: string | undefined) {
+/** The pet, locked; preconditions checked against it before "no such pet", as RFC 9110 orders them. */
+async function lockForChange(tx: Runner, petId: number, conditions: Preconditions) {
   const pet = await lockPet(tx, petId);
-  requireIfMatch(ifMatch, pet && etagOf(pet));
+  requirePreconditions(conditions, pet && etagOf(pet));
   if (!pet) throw petNotFound(petId);
   return pet;
 }
@@ -38,9 +38,9 @@ export async function patchPet(
   tx: Runner,
   petId: number,
   patch: Partial<NewPetRow>,
-  ifMatch: string | undefined,
+  conditions: Preconditions,
 ): Promise<VersionedPetRow> {
-  const pet = await lockForChange(tx, petId, ifMatch);
+  const pet = await lockForChange(tx, petId, conditions);
   const changes: Partial<NewPetRow> = {};
   if (patch.name !== undefined && patch.name !== pet.name) changes.name = patch.name;
   if (patch.categoryId !== undefined && patch.categoryId !== pet.categoryId) {
@@ -61,9 +61,9 @@ export async function patchPet(
 export async function removePet(
   tx: Runner,
   petId: number,
-  ifMatch: string | undefined,
+  conditions: Preconditions,
 ): Promise<void> {
-  await lockForChange(tx, petId, ifMatch);
+  await lockForChange(tx, petId, conditions);
   await refuseWhileOrdered(tx, petId, 'settle or cancel it first');
   await deletePetRow(tx, petId);
   await appendEvents(tx, [{ type: 'pet.deleted', data: { id: petId } }]);

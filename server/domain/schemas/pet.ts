@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { petStatus } from '../../../db/schema.js';
-import { cursorParam, limitParam, positiveInt64 } from './common.js';
+import { cursorParam, decimalUpTo, limitParam, positiveInt64 } from './common.js';
 
 export const NAME_MAX_CHARACTERS = 255;
 
@@ -73,6 +73,9 @@ export const PetSchema = z
 
 export const MAX_IDS_PER_FILTER = 100;
 const ID_LIST = /^\d+(?:,\d+)*$/;
+/** The list and its bounds in one pattern, for the document; the refinements give the messages. */
+const ID = decimalUpTo(Number.MAX_SAFE_INTEGER);
+const BOUNDED_ID_LIST = `^${ID}(?:,${ID}){0,${MAX_IDS_PER_FILTER - 1}}$`;
 
 /** `7` or `7,12,40`: one query parameter, so the `next` link and the cursor carry it as sent. */
 const PetIdFilterSchema = z
@@ -86,6 +89,7 @@ const PetIdFilterSchema = z
     { message: `each id must be an integer from 1 to ${Number.MAX_SAFE_INTEGER}` },
   )
   .meta({
+    pattern: BOUNDED_ID_LIST,
     description: `Only the animals with these ids (1 to ${MAX_IDS_PER_FILTER}, comma-separated): those that exist, ascending. \`GET /pets?id={petId}\` replaces the deprecated getPet.`,
     examples: ['7,12,40'],
   })
@@ -150,6 +154,8 @@ export const UpdatePetInputSchema = z
   )
   .meta({
     id: 'PetPatch',
+    // The refinement above, as the document can say it: the body names at least one field.
+    minProperties: 1,
     description:
       'The fields of an animal to change (RFC 7396 merge patch): at least one of `name`, `categoryId`, `status`. Unknown fields, `id` and `null` are rejected.',
   });

@@ -20,6 +20,15 @@ const ENTITY_TAG = /(?:W\/)?"[\x21\x23-\x7E\x80-\xFF]*"/y;
 /** RFC 9110 §5.6.1: a list separator with its optional whitespace. */
 const SEPARATOR = /[ \t]*,[ \t]*/y;
 
+/**
+ * The same grammar as one pattern, for the OpenAPI document (tools generate and check header
+ * values from it): `*` alone, or tags separated by commas, empty elements allowed.
+ */
+const TAG = String.raw`(?:W/)?"[\u0021\u0023-\u007E\u0080-\u00FF]*"`;
+export const ENTITY_TAGS_PATTERN = new RegExp(
+  String.raw`^[ \t]*(?:\*|(?:,[ \t]*)*${TAG}(?:[ \t]*(?:,[ \t]*)+${TAG})*(?:[ \t]*,)*)[ \t]*$`,
+);
+
 /** A conditional field as RFC 9110 §13.1.1 and §13.1.2 define it: `*` alone, or its tags. */
 export type EntityTags = '*' | readonly string[];
 
@@ -95,12 +104,35 @@ export function requireIfMatch(field: string | undefined, current: string | unde
 }
 
 /**
- * RFC 9110 §13.1.2: If-None-Match matches when it is `*` or one of its tags is the current
- * ETag by weak comparison; a GET that matches is answered 304 without a body.
+ * RFC 9110 §13.1.2: If-None-Match matches when it is `*` and the resource exists, or one of its
+ * tags is the current ETag by weak comparison; a GET that matches is answered 304 without a body.
  */
 export function ifNoneMatchMatches(field: string | undefined, current: string | undefined) {
   if (field === undefined || current === undefined) return false;
   const tags = tagsOf('If-None-Match', field);
   const opaque = (tag: string) => tag.replace(/^W\//, '');
   return tags === '*' || tags.some((tag) => opaque(tag) === opaque(current));
+}
+
+/** The conditional fields of a request that changes a resource, as received. */
+export interface Preconditions {
+  ifMatch?: string | undefined;
+  ifNoneMatch?: string | undefined;
+}
+
+/**
+ * RFC 9110 §13.2.2, for a change: If-Match first, then If-None-Match, which refuses the change
+ * when it matches (`*` for a resource that exists: "create only"). Either refusal is 412 with
+ * nothing changed; a missing resource passes If-None-Match and is then not found.
+ */
+export function requirePreconditions(
+  { ifMatch, ifNoneMatch }: Preconditions,
+  current: string | undefined,
+): void {
+  requireIfMatch(ifMatch, current);
+  if (!ifNoneMatchMatches(ifNoneMatch, current)) return;
+  throw new TRPCError({
+    code: 'PRECONDITION_FAILED',
+    message: `If-None-Match names the current version (${current ?? ''}) or *; nothing changed`,
+  });
 }

@@ -28,6 +28,7 @@ import {
   REQUEST_ID_HEADER,
   type RequestState,
 } from './pipeline/request-state.js';
+import { httpRoute } from './pipeline/http-route.js';
 import { TRACE_CONTEXT_HEADER } from './pipeline/trace-context.js';
 import { sendError, sendTrpcError } from './pipeline/respond.js';
 import { refuseRepeated, repeatedSingleton } from './pipeline/singleton-headers.js';
@@ -164,6 +165,7 @@ export function createRequestHandler(deps: HandlerDeps) {
       // A repeated header was refused above, so this is the one value sent.
       idempotencyKey: req.headers['idempotency-key'] as string | undefined,
       ifMatch: req.headers['if-match'],
+      ifNoneMatch: req.headers['if-none-match'],
       budget: state.budget,
       responseHeaders: state.headers,
       streams: deps.streams,
@@ -199,6 +201,7 @@ export function createRequestHandler(deps: HandlerDeps) {
       requestDuration.observe(
         {
           http_request_method: state.method,
+          http_route: httpRoute(state),
           operation: state.operation ?? 'unmatched',
           http_response_status_code: res.statusCode,
         },

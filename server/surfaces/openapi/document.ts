@@ -1,6 +1,7 @@
 import { generateOpenApiDocument, type OpenAPIObject, type OpenApiRouter } from 'trpc-to-openapi';
 import type { AnyOperation } from '../../operations/define.js';
 import { ErrorSchema } from '../../domain/schemas/error.js';
+import { errorExamples } from './error-examples.js';
 import { eventSchemas, eventStreamPath, STREAM_TICKET_SCHEME } from './event-stream.js';
 import { responsesOf, STABILITY } from './responses.js';
 import { SHARED_HEADERS } from './headers.js';
@@ -26,18 +27,43 @@ function refusesUnknownFields(input: AnyOperation['input']): boolean {
 }
 
 /**
+ * A defaulted request field, said in its description rather than with `default`: generators
+ * read `default` as "always present" (openapi-typescript's defaults make such a field required
+ * in a named schema), which holds for an answer, not for what a caller sends.
+ */
+function withoutDefaults(properties: Record<string, Json> | undefined) {
+  if (!properties) return undefined;
+  return Object.fromEntries(
+    Object.entries(properties).map(([name, { default: value, ...property }]) => {
+      if (value === undefined) return [name, property];
+      const shown = typeof value === 'string' ? value : JSON.stringify(value);
+      const omitted = `Defaults to \`${shown}\` when omitted.`;
+      const description = typeof property.description === 'string' ? property.description : '';
+      return [name, { ...property, description: `${description} ${omitted}`.trim() }];
+    }),
+  );
+}
+
+/**
  * The library inlines the body schema (rendered for input: defaulted fields optional). Keep that
  * rendering as the named component, point the body at it, under every media type it takes.
  * When it drops path parameters from a refined object it rebuilds a plain z.object, losing
- * `additionalProperties: false`; the input still refuses unknown fields, so the body says so.
+ * `additionalProperties: false` and the meta's `minProperties`; the input still enforces both,
+ * so the body says so.
  */
 function nameRequestBody(operation: Json, { rest, input }: AnyOperation, named: SchemaMap): void {
-  const id = input.meta()?.id;
+  const meta = input.meta();
+  const id = meta?.id;
   const body = operation.requestBody as { content?: Record<string, Json> } | undefined;
   const media = body?.content?.['application/json'];
   if (typeof id !== 'string' || !body || !media) return;
-  const rendered = media.schema as SchemaMap[string];
-  named[id] = refusesUnknownFields(input) ? { ...rendered, additionalProperties: false } : rendered;
+  const rendered = media.schema as Json;
+  named[id] = {
+    ...rendered,
+    properties: withoutDefaults(rendered.properties as Record<string, Json> | undefined),
+    ...(refusesUnknownFields(input) ? { additionalProperties: false } : {}),
+    ...(typeof meta?.minProperties === 'number' ? { minProperties: meta.minProperties } : {}),
+  };
   const schema = { $ref: `#/components/schemas/${id}` };
   const types = rest?.bodyTypes ?? ['application/json'];
   body.content = Object.fromEntries(types.map((type) => [type, { schema }]));
@@ -82,8 +108,12 @@ function applyContractDetails(
   const eventTypes: SchemaMap = Object.fromEntries(
     events.flatMap((event) => Object.entries(eventSchemas(schemas, event))),
   );
+  const reference = new URL('/docs', options.productionUrl).href;
   return {
     ...document,
+    info: { ...document.info, contact: { name: 'API reference', url: reference } },
+    // Absolute: a relative URL would resolve against wherever the document was read from.
+    externalDocs: { description: 'API reference', url: reference },
     paths: { ...document.paths, ...streamPaths },
     tags: TAGS,
     servers: [
@@ -94,6 +124,7 @@ function applyContractDetails(
       ...document.components,
       schemas: { ...schemas, ...namedBodies, ...eventTypes },
       headers: SHARED_HEADERS,
+      examples: errorExamples(),
       securitySchemes: {
         ...document.components?.securitySchemes,
         // Only a stream takes a ticket.
@@ -115,7 +146,6 @@ export function buildOpenApiDocument(
       'Inventory of the animals offered in the store. Every operation needs `Authorization: Bearer <API key>`.',
     version: '1.0.0',
     baseUrl: options.productionUrl,
-    docsUrl: '/docs',
     tags: TAGS.map((tag) => tag.name),
     securitySchemes: {
       bearerAuth: { type: 'http', scheme: 'bearer', description: 'The API key as a bearer token.' },

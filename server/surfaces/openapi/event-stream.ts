@@ -1,7 +1,12 @@
 import type { OpenAPIObject } from 'trpc-to-openapi';
 import { z } from 'zod';
+import { EventTypeSchema } from '../../domain/schemas/event.js';
 import type { RestBinding } from '../../operations/define.js';
 import { responsesOf, STABILITY } from './responses.js';
+
+/** `types` as the stream reads it: one or more event types, comma-separated, nothing else. */
+const EVENT_TYPE = `(?:${EventTypeSchema.options.map((type) => type.replaceAll('.', '\\.')).join('|')})`;
+export const EVENT_TYPES_PATTERN = `^${EVENT_TYPE}(?:,${EVENT_TYPE})*$`;
 
 /**
  * A stream's path (`GET /events`), which trpc-to-openapi cannot describe (it documents queries
@@ -42,7 +47,7 @@ export function eventStreamPath(binding: RestBinding): NonNullable<OpenAPIObject
             in: 'query' as const,
             name: 'types',
             description: 'Comma-separated event types to keep, e.g. `pet.created,order.placed`.',
-            schema: { type: 'string' },
+            schema: { type: 'string', pattern: EVENT_TYPES_PATTERN },
           },
           {
             in: 'header' as const,

@@ -1,4 +1,5 @@
 import type { RestBinding } from '../../operations/define.js';
+import { errorExampleRef } from './error-examples.js';
 import { DEPRECATION, ERROR_HEADERS, RATE_LIMIT, REQUEST_ID } from './headers.js';
 
 type Json = Record<string, unknown>;
@@ -45,7 +46,9 @@ export function responsesOf(
     responses[status] = {
       description,
       headers: { ...ERROR_HEADERS[status] },
-      content: { 'application/json': { schema: ERROR_REF } },
+      content: {
+        'application/json': { schema: ERROR_REF, examples: errorExampleRef(Number(status)) },
+      },
     };
   }
   for (const [status, response] of Object.entries(responses).sort(([a], [b]) =>

@@ -1,5 +1,6 @@
 import { TRPCError } from '@trpc/server';
 import { parseJsonText } from '../pipeline/body.js';
+import { queryParameters } from '../pipeline/query-string.js';
 
 /**
  * The query parameters a tRPC client sends: `input` (JSON), `batch=1`, `connectionParams` and
@@ -22,7 +23,7 @@ export function parseTrpcQuery(query: string): TrpcQuery {
   let input: unknown;
   let batch = false;
   let other = false;
-  for (const [name, value] of new URLSearchParams(query)) {
+  for (const [name, value] of queryParameters(query)) {
     if (!KNOWN.has(name)) {
       throw new TRPCError({ code: 'BAD_REQUEST', message: `Unknown query parameter "${name}"` });
     }

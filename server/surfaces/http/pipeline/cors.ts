@@ -15,7 +15,9 @@ const PREFLIGHT_MAX_AGE_SECONDS = '600';
  * CORS for the configured origins only. Adds its headers to `headers` (those every answer to
  * the request carries) and returns true for a preflight, which the caller answers with an empty
  * 204: browsers send preflights without credentials, so they must not meet authentication.
- * Other origins get no CORS headers, and the browser keeps our answers from their scripts.
+ * Other origins get no CORS headers, their preflights included (204 rather than 403: the
+ * missing Access-Control-Allow-Origin is the refusal, and no Error body is needed), and the
+ * browser keeps our answers from their scripts.
  * Not the cors package: it sets its headers on the response one by one, outside the object
  * every answer is sent with, answers any OPTIONS as a preflight, and costs 2 µs more a request
  * (docs/performance.md, "Hand-written HTTP pieces").
@@ -33,13 +35,17 @@ export function createCors(
     ', ',
   );
   return (req: IncomingMessage, headers: Record<string, string>): boolean => {
-    if (allowed.size === 0) return false;
-    // Answers differ by Origin, so shared caches must keep them apart.
-    appendVary(headers, 'Origin');
     const origin = req.headers.origin;
-    if (origin === undefined || !allowed.has(origin)) return false;
+    const preflight =
+      req.method === 'OPTIONS' &&
+      origin !== undefined &&
+      req.headers['access-control-request-method'] !== undefined;
+    // Answers differ by Origin, so shared caches must keep them apart.
+    if (allowed.size > 0) appendVary(headers, 'Origin');
+    // A preflight from another origin, or with CORS off, is still answered here (204, no CORS
+    // headers, which the browser reads as a refusal) rather than by authentication's 401.
+    if (origin === undefined || !allowed.has(origin)) return preflight;
     headers['access-control-allow-origin'] = origin;
-    const preflight = req.method === 'OPTIONS' && req.headers['access-control-request-method'];
     if (!preflight) {
       headers['access-control-expose-headers'] = exposedHeaders;
       return false;

@@ -2,6 +2,7 @@ import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
 import type { JsonBody } from '../pipeline/body.js';
 import type { PathParams } from '../pipeline/endpoint.js';
+import { queryParameters } from '../pipeline/query-string.js';
 import type { RestRoute } from './routes.js';
 
 const INTEGER = /^-?\d+$/;
@@ -18,7 +19,7 @@ function valueOf(route: RestRoute, key: string, raw: string): unknown {
 export function queryInput(route: RestRoute | undefined, query: string): Record<string, unknown> {
   const input = record();
   if (query === '') return input;
-  for (const [key, raw] of new URLSearchParams(query)) {
+  for (const [key, raw] of queryParameters(query)) {
     const value = route ? valueOf(route, key, raw) : raw;
     const previous = input[key];
     if (previous === undefined) input[key] = value;
