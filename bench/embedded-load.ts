@@ -3,14 +3,14 @@ import { sql } from 'drizzle-orm';
 import { openDatabase, type DatabaseOptions } from '../db/client.js';
 import { executeRows, type Database } from '../db/database.js';
 import type { EmbeddedSettings } from '../db/embedded/settings.js';
-import { dropDatabase, freshDatabase } from './seed.js';
+import { dropDatabase, freshDatabase, seededPetName } from './seed.js';
 
 const CHUNK = 100_000;
 const SIZE_DATABASE = 'petstore_bench_size';
 
 /**
  * Fills a PGlite folder as an import or a restore would, with the service stopped: `pets`
- * pets (1% pending), one order per hundred pets, and as many events as pets half of which are
+ * pets with real names (1% pending), one order per hundred pets, and as many events as pets half of which are
  * past the 7-day retention, so the first purge has work. Returns the seconds it took.
  */
 export async function loadEmbeddedFolder(
@@ -80,13 +80,13 @@ async function fillStore(db: Database, pets: number): Promise<void> {
     const to = Math.min(pets, from + CHUNK - 1);
     await db.execute(sql`
       insert into pets (name, category_id, status)
-      select 'Pet ' || g, 1 + g % 500,
+      select ${sql.raw(seededPetName('g'))}, 1 + g % 500,
         (case when g % 100 = 0 then 'pending' else 'available' end)::pet_status
       from generate_series(${from}::int, ${to}::int) g`);
     await db.execute(sql`
       insert into events (type, occurred_at, data)
       select 'pet.created', now() - make_interval(days => case when g % 2 = 0 then 8 else 1 end),
-        jsonb_build_object('id', g, 'name', 'Pet ' || g)
+        jsonb_build_object('id', g, 'name', ${sql.raw(seededPetName('g'))})
       from generate_series(${from}::int, ${to}::int) g order by g % 2 = 1, g`);
   }
   await db.execute(sql`
