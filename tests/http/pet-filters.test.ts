@@ -111,16 +111,16 @@ describe('GET /v1/pets name bounds', () => {
     ['😀😀', 'at least 3'],
     ['é'.repeat(101), 'at most 100'],
   ])('refuses the term %j with 400 naming the bound', async (term, bound) => {
-    const response = await server.api<{ status: number; message: string; issues: object[] }>(
-      'GET',
-      `/v1/pets?${q(term)}`,
-    );
+    const response = await server.api<{
+      status: number;
+      message: string;
+      issues: { path: string; message: string }[];
+    }>('GET', `/v1/pets?${q(term)}`);
     expect(response.status).toBe(400);
     expect(response.body.status).toBe(400);
     expect(response.body.message).toContain(bound);
-    expect(response.body.issues).toEqual([
-      expect.objectContaining({ path: 'name', message: expect.stringContaining(bound) }),
-    ]);
+    expect(response.body.issues.map((issue) => issue.path)).toEqual(['name']);
+    expect(response.body.issues[0]?.message).toContain(bound);
   });
 
   it('counts code points after trimming, and searches the trimmed term', async () => {
@@ -206,10 +206,7 @@ describe('pets.list and pets.listPage with filters', () => {
   it('answer what REST answers, with the same string of ids', async () => {
     const ids = [idOf('Rex'), idOf('REXY'), idOf('Ölaf')].join(',');
     const input = { id: ids, name: 'rex', categoryId: 7, limit: 1 };
-    const rest = await server.api<Pet[]>(
-      'GET',
-      `/v1/pets?id=${ids}&name=rex&categoryId=7&limit=1`,
-    );
+    const rest = await server.api<Pet[]>('GET', `/v1/pets?id=${ids}&name=rex&categoryId=7&limit=1`);
     const list = await server.trpc<{ result: { data: Pet[] } }>('pets.list', input, 'query');
     expect(list.body.result.data).toEqual(rest.body);
     const page = await server.trpc<{ result: { data: { items: Pet[]; nextCursor: string } } }>(
