@@ -37,17 +37,17 @@ export interface MaintenanceStep {
   action: 'vacuum' | 'analyze';
   /**
    * Analyze these columns only. ANALYZE with a column list leaves the statistics of index
-   * expressions as they were, and those take the largest sample: the trigram index's, which tell
-   * the planner how rare a name is, read 30,000 rows where the columns read 3,000 (0015).
+   * expressions as they were: an expression index whose target is above the columns' would
+   * otherwise set the sample of every round (0015, 0016 keep them at the columns' 3,000 rows).
    */
   columns?: readonly string[];
 }
 
 /**
  * When the steps run. At start no request waits yet, and a full ANALYZE may take its time; in a
- * round every request waits for the statement running, so an ANALYZE takes the columns only.
- * Name statistics are fractions of a sample, which a growing store keeps; they are taken again
- * at the next start that finds the table changed.
+ * round every request waits for the statement running, so an ANALYZE takes the columns only;
+ * the index expressions' statistics are taken again at the next start that finds the table
+ * changed.
  */
 export type MaintenanceMoment = 'start' | 'round';
 
