@@ -3,7 +3,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import postgres from 'postgres';
 import { settingsStartParams, type EmbeddedSettings } from './embedded-settings.js';
-import { dropDatabase, freshDatabase } from './seed.js';
+import { dropDatabase, freshDatabase, seededPetName } from './seed.js';
 import { migrateDatabase } from './service.js';
 
 const CHUNK = 100_000;
@@ -34,9 +34,9 @@ async function withFolder(
 }
 
 /**
- * Fills a migrated PGlite folder with the service stopped: `pets` pets (1% pending), one order
- * per hundred pets, and as many events as pets half of which are past the 7-day retention, so
- * the first purge has work. Returns the seconds it took.
+ * Fills a migrated PGlite folder with the service stopped, as an import would: `pets` pets with
+ * real names (1% pending), one order per hundred pets, and as many events as pets half of which
+ * are past the 7-day retention, so the first purge has work. Returns the seconds it took.
  */
 export async function loadEmbeddedFolder(
   dataDir: string,
@@ -61,7 +61,7 @@ export async function refillEvents(
     for (let from = 1; from <= count; from += CHUNK) {
       await execute(
         `insert into events (type, data)
-        select 'pet.updated', jsonb_build_object('id', g, 'name', 'Pet ' || g)
+        select 'pet.updated', jsonb_build_object('id', g, 'name', ${seededPetName('g')})
         from generate_series($1::int, $2::int) g`,
         [from, Math.min(count, from + CHUNK - 1)],
       );
@@ -98,7 +98,7 @@ async function fillStore(execute: Execute, pets: number): Promise<void> {
     const range = [from, Math.min(pets, from + CHUNK - 1)];
     await execute(
       `insert into pets (name, category_id, status)
-      select 'Pet ' || g, 1 + g % 500,
+      select ${seededPetName('g')}, 1 + g % 500,
         (case when g % 100 = 0 then 'pending' else 'available' end)::pet_status
       from generate_series($1::int, $2::int) g`,
       range,
@@ -106,7 +106,7 @@ async function fillStore(execute: Execute, pets: number): Promise<void> {
     await execute(
       `insert into events (type, occurred_at, data)
       select 'pet.created', now() - make_interval(days => case when g % 2 = 0 then 8 else 1 end),
-        jsonb_build_object('id', g, 'name', 'Pet ' || g)
+        jsonb_build_object('id', g, 'name', ${seededPetName('g')})
       from generate_series($1::int, $2::int) g order by g % 2 = 1, g`,
       range,
     );

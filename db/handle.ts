@@ -1,3 +1,4 @@
+import type { Writable } from 'node:stream';
 import type { Database } from './database.js';
 
 /** An open database, PostgreSQL or embedded: what the service asks of either. */
@@ -23,6 +24,8 @@ export interface DatabaseHandle {
   ): Promise<{ unlisten(): Promise<void> }>;
   /** PGlite only: a consistent copy of the data folder, as a gzipped tar (db/embedded/backup.ts). */
   readonly dump?: () => Promise<Blob>;
+  /** PGlite only: the same copy, streamed to `out` (npm run db:backup). */
+  readonly backup?: (out: Writable, signal?: AbortSignal) => Promise<void>;
   /** Connections the process may hold: DATABASE_POOL_MAX on PostgreSQL, 1 on PGlite. */
   readonly poolSize: number;
   close(): Promise<void>;

@@ -52,18 +52,35 @@ export const pets = pgTable(
     index('pets_live_category_id_id_idx')
       .on(t.categoryId, t.id)
       .where(sql`${t.deletedAt} is null`),
-    // The name filter is a case-insensitive contains (`lower(name) LIKE '%x%'`): only trigrams
-    // serve a pattern that does not start at the beginning of the name.
-    // New entries wait in a pending list that every search reads; 4 MB by default, which made
-    // a search by name take 10-20 ms. 128 kB keeps searches near 1 ms and inserts batched.
-    // Not partial, unlike the others: the planner reads the statistics of an index expression
-    // only on an index of every row, and those are what tell it how rare a name is (0015).
-    index('pets_name_trgm_idx')
-      .using('gin', sql`lower(${t.name}) gin_trgm_ops`)
-      .with({ gin_pending_list_limit: 128 }),
+    // The name filter's second step: the pets with one lower-cased name, in id order, from the
+    // first that a page needs (pet_names is the first step; docs/pagination.md). The name,
+    // status and category are in the index too, so that candidates are read and filtered from
+    // the index alone: the planner reads lower(name) from an index only when name is there.
+    index('pets_live_lower_name_id_idx')
+      .on(sql`lower(${t.name})`, t.id, t.name, t.status, t.categoryId)
+      .where(sql`${t.deletedAt} is null`),
     // The API promises 1..255 characters; the database refuses anything else even from other writers.
     check('pets_name_length', sql`char_length(${t.name}) between 1 and 255`),
     check('pets_category_id_positive', sql`${t.categoryId} > 0`),
+  ],
+);
+
+/**
+ * Every lower-cased name that a live pet has, with how many do: a name search looks for its
+ * term here, among the distinct names, rather than among the pets (docs/pagination.md).
+ * Triggers on pets keep it in the transaction of every change, whoever writes
+ * (drizzle/0016_pet_names.sql).
+ */
+export const petNames = pgTable(
+  'pet_names',
+  {
+    /** lower(pets.name) */
+    name: text().primaryKey(),
+    livePets: integer().notNull(),
+  },
+  (t) => [
+    // A contains pattern that does not start at the beginning of the name needs trigrams.
+    index('pet_names_name_trgm_idx').using('gin', sql`${t.name} gin_trgm_ops`),
   ],
 );
 

@@ -49,8 +49,8 @@ async function main(): Promise<number> {
     }
     const database = await openDatabase({ kind: 'pglite', dataDir });
     try {
-      if (!database.dump) throw new Error('the embedded database cannot be dumped');
-      const answer = await writeBackup(database.dump, file);
+      if (!database.backup) throw new Error('the embedded database cannot be backed up');
+      const answer = await writeBackup(database.backup, file);
       out.stdout(answer.stdout);
       out.stderr(answer.stderr);
       return answer.code;

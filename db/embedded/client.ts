@@ -8,7 +8,7 @@ import type { DatabaseHandle } from '../handle.js';
 import { migrationsFolder } from '../migrate.js';
 import { attachRunner, pgliteRunner } from '../runner.js';
 import * as schema from '../schema.js';
-import { dumpPglite } from './backup.js';
+import { backupPglite, dumpPglite } from './backup.js';
 import type { EmbeddedSettings } from './settings.js';
 
 /**
@@ -55,6 +55,7 @@ export async function openPglite(
       return { unlisten: () => unlisten() };
     },
     dump: () => dumpPglite(client),
+    backup: (out, signal) => backupPglite(client, dataDir, out, signal),
     close: () => client.close(),
   };
 }

@@ -22,6 +22,12 @@ export interface TableActivity {
   pages: number;
   modifiedSinceAnalyze: number;
   deadRows: number;
+  /**
+   * The table has rows but no column statistics, or an index on expressions has none: what an
+   * import leaves when it builds the indexes after the data, which also sets the size and row
+   * count in pg_class, so that the size tells nothing.
+   */
+  missingStatistics: boolean;
   /** The table's columns, quoted for SQL. */
   columns: string[];
 }
@@ -31,17 +37,17 @@ export interface MaintenanceStep {
   action: 'vacuum' | 'analyze';
   /**
    * Analyze these columns only. ANALYZE with a column list leaves the statistics of index
-   * expressions as they were, and those take the largest sample: the trigram index's, which tell
-   * the planner how rare a name is, read 30,000 rows where the columns read 3,000 (0015).
+   * expressions as they were: an expression index whose target is above the columns' would
+   * otherwise set the sample of every round (0015, 0016 keep them at the columns' 3,000 rows).
    */
   columns?: readonly string[];
 }
 
 /**
  * When the steps run. At start no request waits yet, and a full ANALYZE may take its time; in a
- * round every request waits for the statement running, so an ANALYZE takes the columns only.
- * Name statistics are fractions of a sample, which a growing store keeps; they are taken again
- * at the next start that finds the table changed.
+ * round every request waits for the statement running, so an ANALYZE takes the columns only;
+ * the index expressions' statistics are taken again at the next start that finds the table
+ * changed.
  */
 export type MaintenanceMoment = 'start' | 'round';
 
@@ -51,7 +57,14 @@ const activityQuery = sql`
     s.n_mod_since_analyze::int as modified, s.n_dead_tup::int as dead,
     array(select quote_ident(a.attname) from pg_attribute a
       where a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
-      order by a.attnum) as columns
+      order by a.attnum) as columns,
+    c.relpages > 0 and (
+      not exists (select from pg_stats t where t.schemaname = s.schemaname and t.tablename = c.relname)
+      or exists (select from pg_index i join pg_class ic on ic.oid = i.indexrelid
+        where i.indrelid = c.oid and i.indexprs is not null and i.indpred is null
+          and not exists (select from pg_stats t
+            where t.schemaname = s.schemaname and t.tablename = ic.relname))
+    ) as missing_statistics
   from pg_stat_user_tables s join pg_class c on c.oid = s.relid
   where s.schemaname = 'public'
   order by c.relname`;
@@ -68,6 +81,7 @@ export async function tableActivity(db: Database): Promise<TableActivity[]> {
     modified: number | string;
     dead: number | string;
     columns: string[];
+    missing_statistics: boolean;
   }>(db, activityQuery);
   return rows.map((row) => ({
     table: row.table,
@@ -76,6 +90,7 @@ export async function tableActivity(db: Database): Promise<TableActivity[]> {
     pages: Number(row.pages),
     modifiedSinceAnalyze: Number(row.modified),
     deadRows: Number(row.dead),
+    missingStatistics: row.missing_statistics,
     columns: row.columns,
   }));
 }
@@ -85,6 +100,8 @@ export async function tableActivity(db: Database): Promise<TableActivity[]> {
  * open, so changes made before a restart or behind the service's back (an import, a restore)
  * are seen through the table's size instead: statistics taken at another size are stale, and
  * pages nobody vacuumed may hold dead rows and lack the visibility map index-only scans need.
+ * An import that built the indexes after its data set the size itself; there the statistics
+ * it left missing tell the same.
  */
 export function maintenanceSteps(
   tables: readonly TableActivity[],
@@ -94,8 +111,9 @@ export function maintenanceSteps(
   for (const table of tables) {
     const rows = Math.max(table.estimatedRows, 0);
     const drifted =
+      table.missingStatistics ||
       Math.abs(table.pages - table.statisticsPages) >
-      PAGE_DRIFT.pages + PAGE_DRIFT.scaleFactor * table.statisticsPages;
+        PAGE_DRIFT.pages + PAGE_DRIFT.scaleFactor * table.statisticsPages;
     const neverAnalyzed = table.estimatedRows < 0;
     if (drifted || table.deadRows > VACUUM_THRESHOLD.rows + VACUUM_THRESHOLD.scaleFactor * rows) {
       steps.push({ table: table.table, action: 'vacuum' });

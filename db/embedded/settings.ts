@@ -6,9 +6,10 @@ export interface EmbeddedSettings {
    */
   sharedBuffers: string;
   /**
-   * WAL written before a checkpoint. PGlite runs no checkpointer: a checkpoint happens inline
-   * when this much WAL has been written, and only the WAL since the last one is needed. The
-   * 1GB default left most of a folder WAL.
+   * The WAL the folder may hold. PGlite runs no checkpointer and single-user PostgreSQL starts
+   * none by WAL volume, so the service checkpoints once half of this was written
+   * (./wal.ts); only the WAL since the last checkpoint is kept. The 1GB default left most of a
+   * folder WAL.
    */
   maxWalSize: string;
   /** WAL kept for reuse after a checkpoint rather than removed. */

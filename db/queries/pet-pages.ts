@@ -2,6 +2,7 @@ import { and, asc, eq, gt, isNull, sql, type SQL } from 'drizzle-orm';
 import { QueryBuilder } from 'drizzle-orm/pg-core';
 import { runnerFor, statementOf, type Queryable, type Statement } from '../runner.js';
 import { DATABASE_CASING, pets } from '../schema.js';
+import { nameSearchStatement, type NameSearchFilter } from './pet-name-search.js';
 import { petColumns, toPet, type PetRow, type PetStatus } from './pets.js';
 
 /** What a page of pets may be narrowed to; every filter given must hold. */
@@ -19,7 +20,8 @@ const FILTERS: readonly Filter[] = ['ids', 'categoryId', 'name', 'status'];
 
 /**
  * Each filter in a form its index serves: the primary key for ids, (category_id, id) for the
- * category, the trigram index on lower(name) for the name, (status, id) for the status.
+ * category, (status, id) for the status. A name alone or with these is found through the
+ * distinct names (./pet-name-search.ts); with ids, the hundred ids at most are read and matched.
  */
 const CONDITIONS: Record<Filter, SQL> = {
   ids: sql`${pets.id} = any(${sql.placeholder('ids')}::text::bigint[])`,
@@ -32,13 +34,17 @@ const builder = new QueryBuilder({ casing: DATABASE_CASING });
 
 /**
  * Filters whose page costs about the same whatever the data: an index gives their rows in id
- * order. A name's search costs what its trigrams' postings cost, and a status compared as a
- * parameter may get a plan that walks every id for a rare one, so pages with either are no
- * quick reads.
+ * order. A status compared as a parameter may get a plan that walks every id for a rare one,
+ * and a name's search costs what its names cost, so pages with either are no quick reads.
  */
 const QUICK_FILTERS: ReadonlySet<Filter> = new Set(['ids', 'categoryId']);
 
 function pageStatement(filters: readonly Filter[]): Statement {
+  if (filters.includes('name') && !filters.includes('ids')) {
+    return nameSearchStatement(
+      filters.filter((filter): filter is NameSearchFilter => filter !== 'name'),
+    );
+  }
   const where = and(
     ...filters.map((filter) => CONDITIONS[filter]),
     isNull(pets.deletedAt),
@@ -51,12 +57,7 @@ function pageStatement(filters: readonly Filter[]): Statement {
       .where(where)
       .orderBy(asc(pets.id))
       .limit(sql.placeholder('limit')),
-    {
-      quickRead: filters.every((filter) => QUICK_FILTERS.has(filter)),
-      // A generic plan cannot tell a rare name from a common one, and guesses a common one: it
-      // walks the ids, reading every pet when the name is rare (docs/pagination.md).
-      planEachRun: filters.includes('name'),
-    },
+    { quickRead: filters.every((filter) => QUICK_FILTERS.has(filter)) },
   );
 }
 

@@ -1,13 +1,21 @@
 import { getTableName, type Table } from 'drizzle-orm';
 import type { DatabaseHandle } from '../../db/client.js';
 import { maintainTables, runMaintenanceStep } from '../../db/embedded/maintenance.js';
+import { checkpointIfWalFull } from '../../db/embedded/wal.js';
 import { summarizeError } from '../support/error-summary.js';
 import type { Logger } from '../support/logger.js';
 import { runPeriodically, type AfterBatch } from '../support/periodic.js';
 
 /**
- * Keeps the embedded database's statistics and free space as autovacuum would. PostgreSQL has
- * autovacuum for that, so there it does nothing.
+ * How often the WAL written since the last checkpoint is looked at: a write load writes about
+ * 10 MiB a second at most, so the log stays within its limit between two looks.
+ */
+const WAL_CHECK_MS = 2_000;
+
+/**
+ * Keeps the embedded database's statistics and free space as autovacuum would, and its WAL
+ * within max_wal_size as the checkpointer would (db/embedded/wal.ts). PostgreSQL has
+ * autovacuum and a checkpointer for that, so there it does nothing.
  */
 export function startEmbeddedMaintenance(
   database: DatabaseHandle,
@@ -16,26 +24,46 @@ export function startEmbeddedMaintenance(
 ): { stop(): void } {
   if (database.kind !== 'pglite') return { stop: () => undefined };
   const everyMs = everySeconds * 1000;
-  return runPeriodically(
-    async () => {
-      const steps = await maintainTables(database.db, 'round');
-      if (steps.length > 0) logger.info({ steps }, 'embedded database maintained');
+  const warn = (message: string) => (error: unknown) => {
+    logger.warn({ err: summarizeError(error, { stack: false }) }, message);
+  };
+  const jobs = [
+    runPeriodically(
+      async () => {
+        const steps = await maintainTables(database.db, 'round');
+        if (steps.length > 0) logger.info({ steps }, 'embedded database maintained');
+      },
+      { firstAfterMs: everyMs, everyMs },
+      warn('could not maintain the embedded database'),
+    ),
+    runPeriodically(
+      () => checkpointed(database, logger),
+      { firstAfterMs: WAL_CHECK_MS, everyMs: WAL_CHECK_MS },
+      warn('could not checkpoint the embedded database'),
+    ),
+  ];
+  return {
+    stop: () => {
+      for (const job of jobs) job.stop();
     },
-    { firstAfterMs: everyMs, everyMs },
-    (error: unknown) => {
-      logger.warn(
-        { err: summarizeError(error, { stack: false }) },
-        'could not maintain the embedded database',
-      );
-    },
-  );
+  };
+}
+
+async function checkpointed(database: DatabaseHandle, logger: Logger): Promise<void> {
+  const started = performance.now();
+  const done = await checkpointIfWalFull(database.db);
+  if (done) {
+    const durationMs = Math.round(performance.now() - started);
+    logger.info({ ...done, durationMs }, 'embedded database checkpointed');
+  }
 }
 
 /**
  * What a purge of `table` runs after each batch: on PGlite, a vacuum of that table. Each one
  * finds about a batch of dead rows on the pages the batch emptied, which the visibility map
  * lets it read alone, rather than leaving every row the purge deleted to one vacuum that reads
- * them all, indexes included, while PGlite serves nothing else. PostgreSQL has autovacuum.
+ * them all, indexes included, while PGlite serves nothing else. A purge writes WAL faster than
+ * anything else, so the WAL is looked at after each batch too. PostgreSQL has autovacuum.
  */
 export function vacuumAfterPurgeBatch(
   database: DatabaseHandle,
@@ -43,5 +71,8 @@ export function vacuumAfterPurgeBatch(
 ): AfterBatch | undefined {
   if (database.kind !== 'pglite') return undefined;
   const step = { table: getTableName(table), action: 'vacuum' } as const;
-  return () => runMaintenanceStep(database.db, step);
+  return async () => {
+    await runMaintenanceStep(database.db, step);
+    await checkpointIfWalFull(database.db);
+  };
 }

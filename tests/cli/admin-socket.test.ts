@@ -9,11 +9,13 @@ import {
   ADMIN_SOCKET_SUFFIX,
   adminSocketPath,
   readLine,
+  type AdminAnswer,
 } from '../../server/surfaces/admin/protocol.js';
 import {
   AdminSocketInUse,
   askAdminSocket,
   claimAdminSocket,
+  type AdminHandler,
   type AdminSocket,
 } from '../../server/surfaces/admin/socket.js';
 
@@ -34,7 +36,7 @@ afterEach(async () => {
 const echo = (argv: string[]) =>
   Promise.resolve({ code: 0 as const, stdout: argv.join(' '), stderr: '' });
 
-async function claim(handler = echo): Promise<AdminSocket> {
+async function claim(handler: AdminHandler = echo): Promise<AdminSocket> {
   const socket = await claimAdminSocket(path, handler);
   held.push(socket);
   return socket;
@@ -117,6 +119,21 @@ describe('the admin socket', () => {
       silent.close();
     }
   });
+
+  it('waits for a command that works longer than the idle limit, told so by heartbeats', async () => {
+    // Past the socket's 10 s idle limit; the command line gives up after 7 s of silence.
+    const slow = () =>
+      new Promise<AdminAnswer>((resolve) => {
+        setTimeout(() => {
+          resolve({ code: 0, stdout: 'done', stderr: '' });
+        }, 12_000);
+      });
+    await claim(slow);
+    await expect(askAdminSocket(path, ['backup', '/x'], 7_000)).resolves.toMatchObject({
+      code: 0,
+      stdout: 'done',
+    });
+  }, 20_000);
 
   it('is not offered for a database without a folder, or a path too long for a socket', () => {
     expect(adminSocketPath('memory://')).toBeUndefined();

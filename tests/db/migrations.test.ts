@@ -269,24 +269,29 @@ describe('the inventory of a database written before it existed', () => {
   });
 });
 
-describe('the name statistics of a database written before 0015', () => {
-  it('are on the trigram index that replaced the partial one, once upgraded', async () => {
+describe('the names of a database written before 0016', () => {
+  it('are each counted once in pet_names, deleted pets left out, once upgraded', async () => {
     const target = await upgradeTarget();
     try {
-      // 0014 is the last migration before the name's statistics moved to the trigram index.
-      await atOlderRelease(target.options, 15, async (run) => {
-        await run(`insert into pets (name, category_id)
-          select 'Imported ' || md5(g::text), 1 from generate_series(1, 300) as g`);
-        await run('analyze pets');
+      // 0015 is the last migration before the distinct names were kept.
+      await atOlderRelease(target.options, 16, async (run) => {
+        await run(`insert into pets (name, category_id, deleted_at)
+          select (array['Bella', 'BELLA', 'Zoë', 'Max von Bark'])[1 + g % 4], 1,
+            case when g % 5 = 0 then now() end
+          from generate_series(1, 300) as g`);
       });
       const handle = await openDatabase(target.options);
       try {
         await handle.migrate();
-        const stats = await executeRows<{ attname: string }>(
+        const names = await executeRows<{ name: string; live_pets: number }>(
           handle.db,
-          sql`select attname from pg_stats where tablename = 'pets_name_trgm_idx'`,
+          sql`select name, live_pets from pet_names order by name`,
         );
-        expect(stats).toEqual([{ attname: 'lower' }]);
+        expect(names).toEqual([
+          { name: 'bella', live_pets: 120 },
+          { name: 'max von bark', live_pets: 60 },
+          { name: 'zoë', live_pets: 60 },
+        ]);
       } finally {
         await handle.close();
       }

@@ -167,7 +167,7 @@ export const storeCases: [string, WireCase][] = [
   ],
   [
     'pets.list, filtered',
-    { procedure: 'pets.list', kind: 'query', input: { id: '1,2,3', name: 'wi', categoryId: 1 } },
+    { procedure: 'pets.list', kind: 'query', input: { id: '1,2,3', name: 'wir', categoryId: 1 } },
   ],
   ['pets.list, bad ids', { procedure: 'pets.list', kind: 'query', input: { id: '1,,2' } }],
   [

@@ -95,20 +95,31 @@ const PetIdFilterSchema = z
   })
   .optional();
 
-/** Control characters never occur in a stored name, and PostgreSQL text cannot hold NUL. */
+export const NAME_TERM_MIN_CHARACTERS = 3;
+export const NAME_TERM_MAX_CHARACTERS = 100;
+
+/**
+ * A term of fewer than three characters has no trigram, so no index can narrow it and it would
+ * read every pet; a longer term than a hundred finds nothing a shorter one would not.
+ * Surrounding spaces are not part of the term. Control characters never occur in a stored
+ * name, and PostgreSQL text cannot hold NUL.
+ */
 const NameFilterSchema = z
   .string()
+  .trim()
   // eslint-disable-next-line no-control-regex -- refusing control characters is the point
-  .regex(/^[^\u0000-\u001f\u007f-\u009f]+$/, 'must not be empty or contain control characters')
+  .regex(/^[^\u0000-\u001f\u007f-\u009f]*$/, 'must not contain control characters')
   .refine((name) => name.isWellFormed(), 'must be valid Unicode (no lone surrogates)')
-  .refine((name) => codePointLength(name) <= NAME_MAX_CHARACTERS, {
-    message: `must be at most ${NAME_MAX_CHARACTERS} characters`,
+  .refine((name) => codePointLength(name) >= NAME_TERM_MIN_CHARACTERS, {
+    message: `must be at least ${NAME_TERM_MIN_CHARACTERS} characters, not counting surrounding spaces`,
+  })
+  .refine((name) => codePointLength(name) <= NAME_TERM_MAX_CHARACTERS, {
+    message: `must be at most ${NAME_TERM_MAX_CHARACTERS} characters, not counting surrounding spaces`,
   })
   .meta({
-    minLength: 1,
-    maxLength: NAME_MAX_CHARACTERS,
-    description:
-      'Only animals whose name contains this text, compared case-insensitively (as PostgreSQL `lower()` folds case). `%` and `_` are plain characters, not wildcards.',
+    minLength: NAME_TERM_MIN_CHARACTERS,
+    maxLength: NAME_TERM_MAX_CHARACTERS,
+    description: `Only animals whose name contains this text, compared case-insensitively (as PostgreSQL \`lower()\` folds case): ${NAME_TERM_MIN_CHARACTERS} to ${NAME_TERM_MAX_CHARACTERS} characters, not counting surrounding spaces, which are ignored. \`%\` and \`_\` are plain characters, not wildcards.`,
     examples: ['rex'],
   })
   .optional();

@@ -3,7 +3,12 @@ import type { DatabaseHandle } from '../../../db/client.js';
 import { writeBackup } from './backup.js';
 import type { Logger } from '../../support/logger.js';
 import { ADMIN_COMMANDS, type AdminAnswer } from './protocol.js';
-import { AdminSocketInUse, claimAdminSocket, type AdminSocket } from './socket.js';
+import {
+  AdminSocketInUse,
+  claimAdminSocket,
+  type AdminHandler,
+  type AdminSocket,
+} from './socket.js';
 
 /** How long a starting service waits for a keys command that holds the data folder. */
 const CLAIM_WAIT_MS = 10_000;
@@ -26,7 +31,7 @@ export async function claimKeysSocket(path: string, logger: Logger): Promise<Key
   const ready = new Promise<DatabaseHandle>((resolve) => {
     serve = resolve;
   });
-  const handler = async (argv: string[]): Promise<AdminAnswer> => {
+  const handler = async (argv: string[], signal: AbortSignal): Promise<AdminAnswer> => {
     const [command, ...rest] = argv;
     if (command === undefined || !ADMIN_COMMANDS.includes(command)) {
       return {
@@ -38,7 +43,7 @@ export async function claimKeysSocket(path: string, logger: Logger): Promise<Key
     const database = await ready;
     const run =
       command === 'backup'
-        ? await backup(database, rest)
+        ? await backup(database, rest, signal)
         : await runKeysCliCollected(argv, (use) => use(database.db));
     // The command's name and outcome only: its output may hold a new key.
     logger.info(
@@ -51,17 +56,21 @@ export async function claimKeysSocket(path: string, logger: Logger): Promise<Key
   return { serve, close: () => socket.close() };
 }
 
-function backup(database: DatabaseHandle, argv: string[]): Promise<AdminAnswer> {
+function backup(
+  database: DatabaseHandle,
+  argv: string[],
+  signal: AbortSignal,
+): Promise<AdminAnswer> {
   const [file] = argv;
-  if (!database.dump || file === undefined || argv.length !== 1) {
+  if (!database.backup || file === undefined || argv.length !== 1) {
     return Promise.resolve({ code: 2, stdout: '', stderr: 'usage: backup ABSOLUTE_FILE\n' });
   }
-  return writeBackup(database.dump, file);
+  return writeBackup(database.backup, file, signal);
 }
 
 async function claimWithin(
   path: string,
-  handler: (argv: string[]) => Promise<AdminAnswer>,
+  handler: AdminHandler,
   logger: Logger,
 ): Promise<AdminSocket> {
   const deadline = Date.now() + CLAIM_WAIT_MS;

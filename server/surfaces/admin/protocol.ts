@@ -44,7 +44,14 @@ export type AdminAnswer = z.infer<typeof adminAnswer>;
 /** A request or an answer is a short line; anything longer is not one of ours. */
 const MAX_LINE_BYTES = 64 * 1024;
 
-/** The first line the peer sends, without its newline. */
+/**
+ * While a command runs, the service sends an empty line now and then: the command line waits
+ * for as long as a long command (a backup of a large folder) works, and gives up on a service
+ * that stopped answering at all.
+ */
+export const HEARTBEAT_MS = 5_000;
+
+/** The first non-empty line the peer sends, without its newline; empty lines are heartbeats. */
 export function readLine(socket: Socket): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -55,11 +62,18 @@ export function readLine(socket: Socket): Promise<string> {
       else resolve(line ?? '');
     };
     const onData = (chunk: Buffer) => {
-      const newline = chunk.indexOf(0x0a);
-      chunks.push(newline === -1 ? chunk : chunk.subarray(0, newline));
-      length += chunk.length;
-      if (newline !== -1) finish(undefined, Buffer.concat(chunks).toString('utf8'));
-      else if (length > MAX_LINE_BYTES) finish(new Error('line too long'));
+      let rest = chunk;
+      for (let newline = rest.indexOf(0x0a); newline !== -1; newline = rest.indexOf(0x0a)) {
+        if (length + newline > 0) {
+          chunks.push(rest.subarray(0, newline));
+          finish(undefined, Buffer.concat(chunks).toString('utf8'));
+          return;
+        }
+        rest = rest.subarray(newline + 1);
+      }
+      chunks.push(rest);
+      length += rest.length;
+      if (length > MAX_LINE_BYTES) finish(new Error('line too long'));
     };
     const onEnd = () => {
       finish(new Error('the connection closed before a whole line arrived'));

@@ -1,15 +1,15 @@
 import { lstat, mkdir, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { connect, createServer, type Socket } from 'node:net';
-import { adminAnswer, adminRequest, readLine, type AdminAnswer } from './protocol.js';
+import { adminAnswer, adminRequest, HEARTBEAT_MS, readLine, type AdminAnswer } from './protocol.js';
 
 /** Another live process listens on the socket: it holds the data folder. */
 export class AdminSocketInUse extends Error {
   override name = 'AdminSocketInUse';
 }
 
-/** Runs one command line that arrived on the socket. */
-export type AdminHandler = (argv: string[]) => Promise<AdminAnswer>;
+/** Runs one command line that arrived on the socket; `signal` aborts when its peer is gone. */
+export type AdminHandler = (argv: string[], signal: AbortSignal) => Promise<AdminAnswer>;
 
 export interface AdminSocket {
   readonly path: string;
@@ -17,7 +17,11 @@ export interface AdminSocket {
   close(): Promise<void>;
 }
 
-/** A peer that sends nothing, or stops reading, is dropped after this. */
+/**
+ * A peer that sends no command, or stops reading the answer, is dropped after this. While its
+ * command runs there is no limit: a backup of a large folder takes what it takes, and the
+ * heartbeats tell the peer it is working.
+ */
 const IDLE_MS = 10_000;
 
 type Probe = 'live' | 'stale' | 'absent';
@@ -41,10 +45,17 @@ function probe(path: string): Promise<Probe> {
 
 async function answer(socket: Socket, handler: AdminHandler): Promise<void> {
   let reply: AdminAnswer;
+  const gone = new AbortController();
+  socket.once('close', () => {
+    gone.abort(new Error('the command line that asked is gone'));
+  });
+  let heartbeat: NodeJS.Timeout | undefined;
   try {
     const request = adminRequest.safeParse(JSON.parse(await readLine(socket)));
+    socket.setTimeout(0);
+    heartbeat = setInterval(() => socket.write('\n'), HEARTBEAT_MS);
     reply = request.success
-      ? await handler(request.data.argv)
+      ? await handler(request.data.argv, gone.signal)
       : { code: 2, stdout: '', stderr: 'Not a keys command line.\n' };
   } catch (error) {
     if (socket.destroyed) return;
@@ -53,7 +64,10 @@ async function answer(socket: Socket, handler: AdminHandler): Promise<void> {
       stdout: '',
       stderr: `Failed: ${error instanceof Error ? error.message : String(error)}\n`,
     };
+  } finally {
+    clearInterval(heartbeat);
   }
+  socket.setTimeout(IDLE_MS);
   socket.end(`${JSON.stringify(reply)}\n`);
 }
 
@@ -102,8 +116,8 @@ export async function claimAdminSocket(path: string, handler: AdminHandler): Pro
 
 /**
  * Runs a command line on the holder of `path`, or gives undefined when nothing listens there
- * (no file, or one left by a dead process). A holder that accepts and never answers fails
- * the call after `timeoutMs` instead of hanging the command line.
+ * (no file, or one left by a dead process). A holder that sends nothing for `timeoutMs`, not
+ * even a heartbeat, fails the call instead of hanging the command line.
  */
 export function askAdminSocket(
   path: string,
