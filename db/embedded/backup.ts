@@ -1,9 +1,9 @@
-import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { PGlite } from '@electric-sql/pglite';
 import { create, extract } from 'tar';
+import { ownerOnlyFolder, restrictToOwner } from './folder.js';
 
 /**
  * An open PGlite database's data folder as a gzipped tar (a copy made by PGlite's own
@@ -43,7 +43,7 @@ export async function backupPglite(
  * empty.
  */
 export async function restorePglite(dataDir: string, archiveFile: string): Promise<void> {
-  await mkdir(dataDir, { recursive: true });
+  ownerOnlyFolder(dataDir);
   await extract({ file: archiveFile, cwd: dataDir });
   const client = await PGlite.create({ dataDir });
   try {
@@ -51,4 +51,5 @@ export async function restorePglite(dataDir: string, archiveFile: string): Promi
   } finally {
     await client.close();
   }
+  await restrictToOwner(dataDir);
 }

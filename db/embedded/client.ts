@@ -1,4 +1,3 @@
-import { mkdirSync } from 'node:fs';
 import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { sql } from 'drizzle-orm';
@@ -9,6 +8,7 @@ import { migrationsFolder } from '../migrate.js';
 import { attachRunner, pgliteRunner } from '../runner.js';
 import * as schema from '../schema.js';
 import { backupPglite, dumpPglite } from './backup.js';
+import { ownerOnlyFolder, restrictToOwner } from './folder.js';
 import type { EmbeddedSettings } from './settings.js';
 
 /**
@@ -32,11 +32,13 @@ export async function openPglite(
   settings: EmbeddedSettings,
   archive: Blob | undefined,
 ): Promise<DatabaseHandle> {
-  if (!dataDir.includes('://')) mkdirSync(dataDir, { recursive: true });
+  const onDisk = !dataDir.includes('://');
+  if (onDisk) ownerOnlyFolder(dataDir);
   const client = await PGlite.create(dataDir, {
     ...pgliteOptions(settings),
     ...(archive ? { loadDataDir: archive } : {}),
   });
+  if (onDisk) await restrictToOwner(dataDir);
   const db = drizzle(client, { schema, casing: schema.DATABASE_CASING });
   attachRunner(db, pgliteRunner(client));
   return {
@@ -56,6 +58,9 @@ export async function openPglite(
     },
     dump: () => dumpPglite(client),
     backup: (out, signal) => backupPglite(client, dataDir, out, signal),
-    close: () => client.close(),
+    close: async () => {
+      await client.close();
+      if (onDisk) await restrictToOwner(dataDir);
+    },
   };
 }

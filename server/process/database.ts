@@ -36,7 +36,7 @@ export async function openConfiguredDatabase(
 }
 
 /**
- * For an absent or empty data folder, the migrated empty database the build made: PGlite
+ * For an absent or empty data folder, or an in-memory database, the migrated empty database the build made: PGlite
  * unpacks it instead of running initdb, whose second WebAssembly instance took ~770 MiB the
  * process kept and 7-32 s on a busy machine. Without one for these migrations (a tsx run where
  * the tests have not made it, migrations changed since the build) PGlite runs initdb as before. A folder with anything in it is PGlite's to
@@ -47,7 +47,11 @@ export async function emptyFolderArchive(
   logger?: Logger,
   folder = emptyDatabaseFolder,
 ): Promise<Blob | undefined> {
-  if (dataDir.includes('://') || (await folderEntries(dataDir)).length > 0) return undefined;
+  // An in-memory database starts empty, as an empty folder does; other URLs are PGlite's.
+  const inMemory = dataDir.startsWith('memory://');
+  if (!inMemory && (dataDir.includes('://') || (await folderEntries(dataDir)).length > 0)) {
+    return undefined;
+  }
   const { file, found } = await findEmptyDatabase(folder);
   if (!found) {
     logger?.warn(

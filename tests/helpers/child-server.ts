@@ -42,17 +42,20 @@ export async function spawnServer(
      * logged `listening`): for a test that acts on what a starting service says.
      */
     startedWhen?: (line: LogLine) => boolean;
+    /** Start under this umask (`'022'`) rather than the tests' own. */
+    umask?: string;
   } = {},
 ): Promise<ChildServer> {
-  const child = spawn(
-    process.execPath,
-    [...startNodeFlags(), '--import', 'tsx', 'server/main.ts'],
-    {
-      cwd: repoRoot,
-      env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const args = [...startNodeFlags(), '--import', 'tsx', 'server/main.ts'];
+  // `exec`, so that the child's pid is the service's.
+  const [command, commandArgs] = options.umask
+    ? ['/bin/sh', ['-c', `umask ${options.umask} && exec "$0" "$@"`, process.execPath, ...args]]
+    : [process.execPath, args];
+  const child = spawn(command, commandArgs, {
+    cwd: repoRoot,
+    env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const logs: LogLine[] = [];
   const waiters = new Set<() => void>();
   let raw = '';

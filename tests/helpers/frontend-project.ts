@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { copyFile, cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -46,8 +46,9 @@ export interface FrontendProject {
  * `"petstore-service": "file:../service"`: the front-end's node_modules/petstore-service is a
  * link to the service folder, whose own node_modules serve its imports. The service folder holds
  * the repository's package.json and a fresh build by tsconfig.build.json; its node_modules is
- * a link to the repository's, so nothing is installed. The build is `npm run build`'s: tsc, then
- * the client's router type written out in full.
+ * a link to the repository's, so nothing is installed. The build is `npm run build`'s: tsc, the
+ * client's router type written out in full, the migrations and the migrated empty database
+ * (made by the tests' global setup) beside them.
  */
 export async function createFrontendProject(): Promise<FrontendProject> {
   const base = await mkdtemp(join(tmpdir(), 'petstore-frontend-'));
@@ -71,6 +72,8 @@ export async function createFrontendProject(): Promise<FrontendProject> {
       cwd: ROOT,
     });
     if (types.code !== 0) throw new Error(`scripts/client-types.ts failed:\n${types.output}`);
+    await cp(join(ROOT, 'drizzle'), join(outDir, 'drizzle'), { recursive: true });
+    await cp(join(ROOT, 'empty-database'), join(outDir, 'empty-database'), { recursive: true });
 
     await mkdir(join(frontendDir, 'node_modules'), { recursive: true });
     await symlink('../../service', join(frontendDir, 'node_modules/petstore-service'), 'dir');

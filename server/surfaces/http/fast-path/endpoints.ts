@@ -7,6 +7,7 @@ import { MAX_BODY_BYTES } from '../pipeline/body.js';
 import { refusal, type Call, type Endpoint } from '../pipeline/endpoint.js';
 import type { RequestState } from '../pipeline/request-state.js';
 import { sendJson, setHeaders } from '../pipeline/respond.js';
+import { refuseMethodOrPath } from './methods.js';
 import { parseTrpcQuery, type TrpcQuery } from './query.js';
 
 const JSON_BODY = ['application/json'] as const;
@@ -39,9 +40,9 @@ function isPlainCall(req: IncomingMessage, operation: Operation, query: TrpcQuer
 
 /**
  * `/trpc/<path>` requests. A plain call of one operation runs it as REST does (the same
- * `execute`) and writes tRPC's envelope; everything else (batches, subscriptions, a method or
- * procedure tRPC refuses) goes to tRPC's own node adapter, with the body the pipeline already
- * read and checked.
+ * `execute`) and writes tRPC's envelope; an unknown procedure or a method it does not take is
+ * refused here (./methods.ts); everything else (batches, subscriptions, calls sent otherwise)
+ * goes to tRPC's own node adapter, with the body the pipeline already read and checked.
  */
 export function createTrpcEndpoints(options: TrpcEndpointOptions) {
   const { router, operations, onError } = options;
@@ -102,13 +103,16 @@ export function createTrpcEndpoints(options: TrpcEndpointOptions) {
     const path = state.path.slice('/trpc/'.length);
     const procedures = decodePath(path);
     const query = parseTrpcQuery(state.query);
-    const calls = query.batch ? procedures.split(',').length : 1;
+    const paths = query.batch ? procedures.split(',') : [procedures];
+    const calls = paths.length;
     if (calls > options.maxBatchCalls) {
       throw new TRPCError({
         code: 'BAD_REQUEST',
         message: `A batch may hold at most ${options.maxBatchCalls} calls; this one holds ${calls}`,
       });
     }
+    const refused = refuseMethodOrPath(operations, paths, query.batch, state);
+    if (refused) return refused;
     const operation = options.fastPath ? operations.get(procedures) : undefined;
     // A subscription streams over tRPC's SSE wire, which only the adapter writes.
     return operation && operation.kind !== 'subscription' && isPlainCall(req, operation, query)
