@@ -402,7 +402,7 @@ export interface operations {
             /** @description A page of animals. */
             200: {
                 headers: {
-                    /** @description RFC 8288 link to the next page, `<{base}/pets?limit=N[&status=S][&id=I][&categoryId=C][&name=T]&cursor=C>; rel="next"`; absent on the last page. */
+                    /** @description RFC 8288 link to the next page, `<{base}/pets?limit=N[&filter=value…]&cursor=C>; rel="next"`, repeating this request's filters; absent on the last page. */
                     Link?: string;
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -1118,7 +1118,7 @@ export interface operations {
             /** @description A page of orders. */
             200: {
                 headers: {
-                    /** @description RFC 8288 link to the next page, `<{base}/store/orders?limit=N[&status=S][&petId=P]&cursor=C>; rel="next"`; absent on the last page. */
+                    /** @description RFC 8288 link to the next page, `<{base}/store/orders?limit=N[&filter=value…]&cursor=C>; rel="next"`, repeating this request's filters; absent on the last page. */
                     Link?: string;
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
