@@ -3,6 +3,7 @@ import { createStreamTicket, streamEvents } from './events.js';
 import { getOrder, listOrders, placeOrder, updateOrder } from './orders.js';
 import { pagedEntries } from './paged-list.js';
 import { deletePet, updatePet } from './pet-changes.js';
+import { listPetHistory } from './pet-history.js';
 import { createPet, getPet, listPets } from './pets.js';
 import { getInventory } from './store.js';
 
@@ -19,6 +20,7 @@ export const registry = {
     get: getPet,
     update: updatePet,
     delete: deletePet,
+    ...pagedEntries('history', listPetHistory),
   },
   /** The store's orders; beta. */
   orders: {
