@@ -42,14 +42,14 @@ export interface PagedListDefinition<
    * One keyset page in the list's order: at most `limit` rows from the position after `after`
    * (undefined on the first page), so that a walk visits every row once.
    */
-  read(
+  read: (
     ctx: OperationContext,
     query: z.output<I>,
     page: { after: number | undefined; limit: number },
-  ): Promise<Row[]>;
+  ) => Promise<Row[]>;
   /** The position a row holds in the list's order, which the next page starts after. */
-  positionOf(row: Row): number;
-  toItem(row: Row): z.input<Item>;
+  positionOf: (row: Row) => number;
+  toItem: (row: Row) => z.input<Item>;
 }
 
 const pageSchemaOf = <Item extends z.ZodType>(item: Item) =>
