@@ -27,6 +27,7 @@ const POOLED_TESTS = [
   'tests/http/pets.test.ts',
   'tests/http/pet-lifecycle.test.ts',
   'tests/http/events.test.ts',
+  'tests/http/pet-history.test.ts',
   'tests/http/event-resume.test.ts',
   'tests/http/event-stream-limits.test.ts',
   'tests/events/key-revocation.test.ts',

@@ -172,6 +172,12 @@ export const eventType = pgEnum('event_type', [
   'order.updated',
 ]);
 
+/** The events whose data is a pet (`{ id }` for pet.deleted): a pet's history. */
+export const PET_EVENT_TYPES = ['pet.created', 'pet.updated', 'pet.deleted'] as const;
+
+/** As SQL, for the history index and the query it serves, so the two conditions match. */
+export const PET_EVENT_TYPE_LIST = sql.raw(PET_EVENT_TYPES.map((type) => `'${type}'`).join(', '));
+
 /**
  * Every change, written in the same transaction as the change. Ids come from the identity
  * sequence while a transaction-scoped lock is held until commit (db/queries/events.ts), so they
@@ -187,7 +193,13 @@ export const events = pgTable(
     /** The pet or order after the change (`{ id }` for a deleted pet), as the API shows it. */
     data: jsonb().notNull(),
   },
-  (t) => [index('events_occurred_at_idx').on(t.occurredAt)],
+  (t) => [
+    index('events_occurred_at_idx').on(t.occurredAt),
+    // A pet's history, newest first (db/queries/pet-history.ts): its events by the pet's id.
+    index('events_pet_history_idx')
+      .on(sql`((${t.data}->>'id')::bigint)`, t.id)
+      .where(sql`${t.type} in (${PET_EVENT_TYPE_LIST})`),
+  ],
 );
 
 /**

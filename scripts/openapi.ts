@@ -4,9 +4,16 @@ import {
   OPENAPI_JSON_PATH,
   renderOpenApiArtifacts,
 } from './openapi-artifacts.js';
+import { OPERATION_TABLE_PAGES, renderOperationTables } from './operation-tables.js';
 
-/** `npm run openapi`: rewrites the committed document and the client types generated from it. */
+/**
+ * `npm run openapi`: rewrites the committed document, the client types generated from it and the
+ * docs' tables of operations.
+ */
 const { json, types } = await renderOpenApiArtifacts();
 await writeFile(OPENAPI_JSON_PATH, json);
 await writeFile(CLIENT_TYPES_PATH, types);
-process.stdout.write(`Wrote ${OPENAPI_JSON_PATH} and ${CLIENT_TYPES_PATH}\n`);
+for (const page of OPERATION_TABLE_PAGES) await writeFile(page, await renderOperationTables(page));
+process.stdout.write(
+  `Wrote ${OPENAPI_JSON_PATH}, ${CLIENT_TYPES_PATH} and the tables of ${OPERATION_TABLE_PAGES.join(', ')}\n`,
+);

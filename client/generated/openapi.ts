@@ -63,6 +63,28 @@ export interface paths {
         patch: operations["updatePet"];
         trace?: never;
     };
+    "/pets/{petId}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an animal's changes
+         * @description The animal's kept events (`pet.created`, `pet.updated`, `pet.deleted`), newest first, paged as `GET /pets` is: follow the `Link` header's `next` until it is absent. A deleted animal's history is listed while its events are kept. Experimental: its shape may change in any release.
+         *
+         *     Stability: experimental. It may change or go away in any release.
+         */
+        get: operations["listPetHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/store/orders": {
         parameters: {
             query?: never;
@@ -218,6 +240,28 @@ export interface components {
             categoryId: number;
             status: components["schemas"]["PetStatus"];
         };
+        /** @description One change to the inventory (experimental). */
+        Event: {
+            /** @description Id of an event, a decimal string; ids increase with every change. */
+            id: string;
+            type: components["schemas"]["EventType"];
+            /**
+             * Format: date-time
+             * @description When the change committed (RFC 3339, UTC).
+             * @example 2026-11-24T09:30:00.000Z
+             */
+            occurredAt: string;
+            /** @description The pet or order after the change; `{ id }` for `pet.deleted`. */
+            data: components["schemas"]["Pet"] | components["schemas"]["Order"] | {
+                /** Format: int64 */
+                id: number;
+            };
+        };
+        /**
+         * @description What changed: a pet created, updated or deleted, an order placed or updated.
+         * @enum {string}
+         */
+        EventType: "pet.created" | "pet.updated" | "pet.deleted" | "order.placed" | "order.updated";
         /** @description An order for one animal of the store (beta). */
         Order: {
             /**
@@ -335,28 +379,6 @@ export interface components {
         OrderPatch: {
             status: components["schemas"]["OrderStatus"];
         };
-        /** @description One change to the inventory (experimental). */
-        Event: {
-            /** @description Id of an event, a decimal string; ids increase with every change. */
-            id: string;
-            type: components["schemas"]["EventType"];
-            /**
-             * Format: date-time
-             * @description When the change committed (RFC 3339, UTC).
-             * @example 2026-11-24T09:30:00.000Z
-             */
-            occurredAt: string;
-            /** @description The pet or order after the change; `{ id }` for `pet.deleted`. */
-            data: components["schemas"]["Pet"] | components["schemas"]["Order"] | {
-                /** Format: int64 */
-                id: number;
-            };
-        };
-        /**
-         * @description What changed: a pet created, updated or deleted, an order placed or updated.
-         * @enum {string}
-         */
-        EventType: "pet.created" | "pet.updated" | "pet.deleted" | "order.placed" | "order.updated";
     };
     responses: never;
     parameters: never;
@@ -402,7 +424,7 @@ export interface operations {
             /** @description A page of animals. */
             200: {
                 headers: {
-                    /** @description RFC 8288 link to the next page, `<{base}/pets?limit=N[&status=S][&id=I][&categoryId=C][&name=T]&cursor=C>; rel="next"`; absent on the last page. */
+                    /** @description RFC 8288 link to the next page, `<{base}/pets?limit=N[&filter=value…]&cursor=C>; rel="next"`, repeating this request's filters; absent on the last page. */
                     Link?: string;
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -1101,6 +1123,109 @@ export interface operations {
             };
         };
     };
+    listPetHistory: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Id of the animal whose history to list. */
+                petId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the animal's events, newest first. */
+            200: {
+                headers: {
+                    /** @description RFC 8288 link to the next page, `<{base}/pets/{petId}/history?limit=N[&filter=value…]&cursor=C>; rel="next"`, repeating this request's filters; absent on the last page. */
+                    Link?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Event"][];
+                };
+            };
+            /** @description `petId` is not a positive integer, an invalid or unknown query parameter, or a cursor that was altered or issued for another animal. */
+            400: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No animal ever had this id. */
+            404: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key has spent its window's request quota, or the client address has failed authentication too often; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error. */
+            500: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable; retry shortly. */
+            503: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listOrders: {
         parameters: {
             query?: {
@@ -1118,7 +1243,7 @@ export interface operations {
             /** @description A page of orders. */
             200: {
                 headers: {
-                    /** @description RFC 8288 link to the next page, `<{base}/store/orders?limit=N[&status=S][&petId=P]&cursor=C>; rel="next"`; absent on the last page. */
+                    /** @description RFC 8288 link to the next page, `<{base}/store/orders?limit=N[&filter=value…]&cursor=C>; rel="next"`, repeating this request's filters; absent on the last page. */
                     Link?: string;
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];

@@ -42,7 +42,7 @@ export async function appendEvents(on: Queryable, newEvents: readonly NewEvent[]
 }
 
 /** postgres.js hands timestamps over as text (drizzle's setting), PGlite as dates. */
-function toEvent(row: unknown[]): EventRow {
+export function toEvent(row: unknown[]): EventRow {
   return {
     id: Number(row[0]),
     type: row[1] as EventType,

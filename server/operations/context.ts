@@ -2,11 +2,7 @@ import type { Database } from '../../db/database.js';
 import { DatabaseBudget } from '../../db/deadline.js';
 import type { Principal } from '../domain/auth/authenticator.js';
 import type { EventStreams } from '../domain/events/streams.js';
-import {
-  createCursorCodec,
-  DEFAULT_CURSOR_SECRET,
-  type CursorCodec,
-} from '../domain/pagination/cursor.js';
+import { createCursorCodec, DEFAULT_CURSOR_SECRET, type CursorCodec } from './cursor.js';
 
 export interface ContextOptions {
   db: Database;

@@ -3,6 +3,7 @@ import type { ApiKeyScope } from '../../db/queries/api-keys.js';
 import type { Principal } from '../domain/auth/authenticator.js';
 import type { Subscription } from '../domain/events/subscription.js';
 import type { Context } from './context.js';
+import type { Tag } from './tags.js';
 
 /** What an operation's handler runs with: the request's context, its caller known. */
 export interface OperationContext extends Context {
@@ -31,7 +32,7 @@ export interface RestBinding {
   operationId: string;
   summary: string;
   description: string;
-  tags: string[];
+  tags: Tag[];
   stability: Stability;
   successStatus: 200 | 201 | 204;
   successDescription: string;

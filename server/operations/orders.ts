@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { findOrder } from '../../db/queries/orders.js';
+import { findOrder, listOrders as listOrderRows } from '../../db/queries/orders.js';
 import { transaction, type Runner } from '../../db/runner.js';
 import {
   IdempotencyKeyHeaderSchema,
@@ -8,16 +8,15 @@ import {
 import { IDEMPOTENCY_TTL_SECONDS, performIdempotently } from '../domain/idempotency/replay.js';
 import { orderBody } from '../domain/lifecycle/bodies.js';
 import { moveOrder, orderNotFound, orderPet } from '../domain/lifecycle/orders.js';
-import { nextOrdersLink, pageOfOrders } from '../domain/pagination/order-page.js';
 import {
   GetOrderInputSchema,
   ListOrdersInputSchema,
   NewOrderSchema,
-  OrderPageSchema,
   OrderSchema,
   UpdateOrderInputSchema,
 } from '../domain/schemas/order.js';
 import { defineMutation, defineQuery } from './define.js';
+import { definePagedList } from './paged-list.js';
 
 const BETA = 'Beta: the shape of orders may still change in a minor release.';
 
@@ -70,10 +69,10 @@ export const placeOrder = defineMutation({
   },
 });
 
-export const listOrders = defineQuery({
+export const listOrders = definePagedList({
   scope: 'read',
   input: ListOrdersInputSchema,
-  output: z.array(OrderSchema),
+  item: OrderSchema,
   rest: {
     method: 'GET',
     path: '/store/orders',
@@ -84,34 +83,16 @@ export const listOrders = defineQuery({
     stability: 'beta',
     successStatus: 200,
     successDescription: 'A page of orders.',
-    responseHeaders: z.object({
-      Link: z.string().optional().meta({
-        description:
-          'RFC 8288 link to the next page, `<{base}/store/orders?limit=N[&status=S][&petId=P]&cursor=C>; rel="next"`; absent on the last page.',
-      }),
-    }),
     errorResponses: {
       400: 'Invalid or unknown query parameter, or a cursor that was altered or issued for other filters.',
     },
   },
-  handler: async (ctx, input) => {
-    const page = await pageOfOrders(ctx, input);
-    if (page.nextCursor) {
-      ctx.responseHeaders.link = nextOrdersLink(ctx.baseUrl, input, page.nextCursor);
-    }
-    return page.items.map(orderBody);
-  },
-});
-
-/** The same pages for tRPC clients, with the cursor in the body. */
-export const listOrderPage = defineQuery({
-  scope: 'read',
-  input: ListOrdersInputSchema,
-  output: OrderPageSchema,
-  handler: async (ctx, input) => {
-    const page = await pageOfOrders(ctx, input);
-    return { items: page.items.map(orderBody), nextCursor: page.nextCursor };
-  },
+  cursor: { tag: 'orders.v1' },
+  // insertOrder makes order ids visible in ascending order, as pets' are.
+  read: (ctx, { status, petId }, { after, limit }) =>
+    listOrderRows(ctx.db, { limit, after: after ?? 0, status, petId }),
+  positionOf: (order) => order.id,
+  toItem: orderBody,
 });
 
 export const getOrder = defineQuery({

@@ -1,4 +1,6 @@
+import { hash } from 'node:crypto';
 import { z } from 'zod';
+import { listPets as listPetRows } from '../../db/queries/pet-pages.js';
 import { insertPetGrouped } from '../../db/queries/grouped-pet-inserts.js';
 import { findPet, insertPet, type VersionedPetRow } from '../../db/queries/pets.js';
 import {
@@ -8,18 +10,18 @@ import {
 import { IDEMPOTENCY_TTL_SECONDS, performIdempotently } from '../domain/idempotency/replay.js';
 import { petBody } from '../domain/lifecycle/bodies.js';
 import { petNotFound } from '../domain/lifecycle/pets.js';
-import { nextPageLink, pageOfPets } from '../domain/pagination/pet-page.js';
 import { ETagHeader, IfNoneMatchHeader } from '../domain/schemas/headers.js';
 import {
   GetPetInputSchema,
   ListPetsInputSchema,
   NewPetSchema,
-  PetPageSchema,
   PetSchema,
+  type ListPetsInput,
   type Pet,
 } from '../domain/schemas/pet.js';
 import { etagOf } from '../domain/versions/etag.js';
 import { defineMutation, defineQuery } from './define.js';
+import { definePagedList } from './paged-list.js';
 
 const TTL_HOURS = IDEMPOTENCY_TTL_SECONDS / 3600;
 
@@ -28,10 +30,32 @@ export function petAnswer(pet: VersionedPetRow): { body: Pet; headers: { etag: s
   return { body: petBody(pet), headers: { etag: etagOf(pet) } };
 }
 
-export const listPets = defineQuery({
+/** Ascending and without repeats: `3,1,3` and `1,3` find the same pets, with the same cursors. */
+function idsOf(list: string): number[] {
+  return [...new Set(list.split(',').map(Number))].sort((a, b) => a - b);
+}
+
+/** A cursor's filter is a digest when it holds more than a status (see boundFilter). */
+const DIGEST_PREFIX = '#';
+
+/**
+ * The filters a cursor is bound to. A status alone is held as itself, as in every cursor issued
+ * before the other filters existed, so those stay valid. Anything more is held as a digest: a
+ * name of 255 characters or a hundred ids would not fit in a cursor, and the cursor only has to
+ * tell whether the filters are the same.
+ */
+function boundFilter({ status, categoryId, name, id }: ListPetsInput): string | null {
+  if (categoryId === undefined && name === undefined && id === undefined) return status ?? null;
+  // One-shot, as the API key's digest: no Hash object made for a digest used once.
+  const ids = id === undefined ? null : idsOf(id);
+  const filters = [status ?? null, categoryId ?? null, name ?? null, ids];
+  return `${DIGEST_PREFIX}${hash('sha256', JSON.stringify(filters), 'base64url').slice(0, 22)}`;
+}
+
+export const listPets = definePagedList({
   scope: 'read',
   input: ListPetsInputSchema,
-  output: z.array(PetSchema),
+  item: PetSchema,
   rest: {
     method: 'GET',
     path: '/pets',
@@ -43,31 +67,38 @@ export const listPets = defineQuery({
     stability: 'stable',
     successStatus: 200,
     successDescription: 'A page of animals.',
-    responseHeaders: z.object({
-      Link: z.string().optional().meta({
-        description:
-          'RFC 8288 link to the next page, `<{base}/pets?limit=N[&status=S][&id=I][&categoryId=C][&name=T]&cursor=C>; rel="next"`; absent on the last page.',
-      }),
-    }),
     errorResponses: {
       400: 'Invalid or unknown query parameter, or a cursor that was altered or issued for other filters.',
     },
   },
-  handler: async (ctx, input) => {
-    const page = await pageOfPets(ctx, input);
-    if (page.nextCursor) {
-      ctx.responseHeaders.link = nextPageLink(ctx.baseUrl, input, page.nextCursor);
-    }
-    return page.items;
+  cursor: {
+    tag: 'pets.v1',
+    bind: boundFilter,
+    describe: (filter) =>
+      filter === null
+        ? 'no filter'
+        : filter.startsWith(DIGEST_PREFIX)
+          ? 'a combination of id, categoryId, name and status filters'
+          : `status=${filter}`,
   },
-});
-
-/** The same pages for tRPC clients (`useInfiniteQuery`), with the cursor in the body. */
-export const listPetPage = defineQuery({
-  scope: 'read',
-  input: ListPetsInputSchema,
-  output: PetPageSchema,
-  handler: (ctx, input) => pageOfPets(ctx, input),
+  canonical: (query) =>
+    query.id === undefined ? query : { ...query, id: idsOf(query.id).join(',') },
+  /**
+   * Ids never change and are never reused, and insertPet makes them visible in ascending order,
+   * so resuming after the last id seen visits every live pet exactly once, also those created
+   * meanwhile; a pet deleted meanwhile is simply not there.
+   */
+  read: (ctx, { status, categoryId, name, id }, { after, limit }) =>
+    listPetRows(ctx.db, {
+      status,
+      categoryId,
+      name,
+      ids: id === undefined ? undefined : idsOf(id),
+      limit,
+      after: after ?? 0,
+    }),
+  positionOf: (pet) => pet.id,
+  toItem: (pet) => pet,
 });
 
 export const createPet = defineMutation({

@@ -1,8 +1,10 @@
 import type { AnyOperation } from './define.js';
 import { createStreamTicket, streamEvents } from './events.js';
-import { getOrder, listOrderPage, listOrders, placeOrder, updateOrder } from './orders.js';
+import { getOrder, listOrders, placeOrder, updateOrder } from './orders.js';
+import { pagedEntries } from './paged-list.js';
 import { deletePet, updatePet } from './pet-changes.js';
-import { createPet, getPet, listPetPage, listPets } from './pets.js';
+import { listPetHistory } from './pet-history.js';
+import { createPet, getPet, listPets } from './pets.js';
 import { getInventory } from './store.js';
 
 /**
@@ -13,17 +15,16 @@ import { getInventory } from './store.js';
  */
 export const registry = {
   pets: {
-    list: listPets,
-    listPage: listPetPage,
+    ...pagedEntries('list', listPets),
     create: createPet,
     get: getPet,
     update: updatePet,
     delete: deletePet,
+    ...pagedEntries('history', listPetHistory),
   },
   /** The store's orders; beta. */
   orders: {
-    list: listOrders,
-    listPage: listOrderPage,
+    ...pagedEntries('list', listOrders),
     place: placeOrder,
     get: getOrder,
     update: updateOrder,

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Inventory } from '../../server/domain/schemas/inventory.js';
 import type { Pet } from '../../server/domain/schemas/pet.js';
 import { newPet } from '../helpers/factories.js';
+import { walkLinks } from '../helpers/pages.js';
 import { useTestServer } from '../helpers/server.js';
 
 const server = useTestServer();
@@ -15,13 +16,8 @@ async function inventory() {
 /** Counts by status of every pet a full walk of listPets finds. */
 async function walkedCounts(): Promise<Inventory> {
   const counts = { available: 0, pending: 0, sold: 0 };
-  let next: string | undefined = '/v1/pets?limit=100';
-  while (next !== undefined) {
-    const page: { body: Pet[]; headers: Headers } = await server.api<Pet[]>('GET', next);
-    for (const pet of page.body) counts[pet.status] += 1;
-    const link = /<([^>]+)>/.exec(page.headers.get('link') ?? '')?.[1];
-    next = link === undefined ? undefined : new URL(link).pathname + new URL(link).search;
-  }
+  const { items } = await walkLinks<Pet>(server.api, '/v1/pets?limit=100');
+  for (const pet of items) counts[pet.status] += 1;
   return counts;
 }
 

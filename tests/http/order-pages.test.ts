@@ -1,13 +1,19 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { OrderStatus } from '../../db/queries/orders.js';
-import type { Order, OrderPage } from '../../server/domain/schemas/order.js';
+import type { Order } from '../../server/domain/schemas/order.js';
 import type { Pet } from '../../server/domain/schemas/pet.js';
 import { runBounded } from '../helpers/load.js';
 import { newPet } from '../helpers/factories.js';
+import { nextLink, walkCursors, walkLinks } from '../helpers/pages.js';
 import { useTestServer } from '../helpers/server.js';
 
 /** listOrders over REST (Link headers) and orders.listPage over tRPC, on real orders. */
 const server = useTestServer();
+
+interface OrderPage {
+  items: Order[];
+  nextCursor: string | null;
+}
 
 const ORDERS = 26;
 /** What each order is moved to after it is placed, by its index. */
@@ -30,42 +36,33 @@ beforeAll(async () => {
   all.sort((a, b) => a.id - b.id);
 }, 120_000);
 
-/** The documented shape of the next link, and its path and query for the next request. */
-function nextOf(link: string | null, query: string): string | undefined {
-  if (link === null) return undefined;
-  const match = /^<([^>]+)>; rel="next"$/.exec(link);
-  expect(match, `Link ${link}`).not.toBeNull();
-  const url = new URL(match?.[1] ?? '');
-  expect(`${url.origin}${url.pathname}`).toBe(`${server.baseUrl}/store/orders`);
-  expect(url.search).toMatch(new RegExp(`^\\?${query}&cursor=[A-Za-z0-9_.-]+$`));
-  return `${url.pathname}${url.search}`;
+/** The documented shape of the next link, for the filters of `query`. */
+function expectNext(next: URL | undefined, query: string): URL {
+  expect(next).toBeDefined();
+  expect(`${next?.origin}${next?.pathname}`).toBe(`${server.baseUrl}/store/orders`);
+  expect(next?.search).toMatch(new RegExp(`^\\?${query}&cursor=[A-Za-z0-9_.-]+$`));
+  return next ?? new URL(server.origin);
 }
 
-/** Follows `next` from the first page of `query` until it is absent. */
+/** Follows `next` from the first page of `query` until it is absent: full pages, then the last. */
 async function walk(query: string, limit: number): Promise<{ ids: number[]; pages: number }> {
-  const ids: number[] = [];
-  let pages = 0;
-  let next: string | undefined = `/v1/store/orders?${query}`;
-  while (next !== undefined) {
-    const response: { status: number; body: Order[]; headers: Headers } = await server.api<Order[]>(
-      'GET',
-      next,
-    );
-    expect(response.status).toBe(200);
-    pages += 1;
-    next = nextOf(response.headers.get('link'), query);
-    expect(response.body.length).toBeLessThanOrEqual(limit);
-    if (next !== undefined) expect(response.body).toHaveLength(limit);
-    ids.push(...response.body.map((order) => order.id));
-  }
-  return { ids, pages };
+  const { items, pages } = await walkLinks<Order>(
+    server.api,
+    `/v1/store/orders?${query}`,
+    (page, next) => {
+      if (next) expectNext(next, query);
+      expect(page.body.length).toBe(next ? limit : page.body.length);
+      expect(page.body.length).toBeLessThanOrEqual(limit);
+    },
+  );
+  return { ids: items.map((order) => order.id), pages };
 }
 
 describe('GET /v1/store/orders', () => {
   it('answers a bare array in ascending id order, 20 by default, with a next link', async () => {
     const response = await server.api<Order[]>('GET', '/v1/store/orders');
     expect(response.body).toEqual(all.slice(0, 20));
-    expect(nextOf(response.headers.get('link'), 'limit=20')).toBeDefined();
+    expectNext(nextLink(response.headers), 'limit=20');
   });
 
   it.each([
@@ -117,10 +114,7 @@ describe('GET /v1/store/orders', () => {
 
   it('refuses a cursor with other filters than it was issued for, naming cursor', async () => {
     const first = await server.api('GET', '/v1/store/orders?limit=2&status=placed');
-    const next = new URL(
-      nextOf(first.headers.get('link'), 'limit=2&status=placed') ?? '',
-      server.origin,
-    );
+    const next = expectNext(nextLink(first.headers), 'limit=2&status=placed');
     const cursor = next.searchParams.get('cursor') ?? '';
     for (const query of [
       `cursor=${cursor}`,
@@ -141,9 +135,7 @@ describe('GET /v1/store/orders', () => {
 
 describe('orders.listPage over tRPC', () => {
   it('pages with nextCursor until it is null, the same orders as REST', async () => {
-    const ids: number[] = [];
-    let cursor: string | undefined;
-    do {
+    const { items } = await walkCursors(async (cursor) => {
       const input = { limit: 4, status: 'placed' as const, ...(cursor ? { cursor } : {}) };
       const response = await server.trpc<{ result: { data: OrderPage } }>(
         'orders.listPage',
@@ -151,11 +143,10 @@ describe('orders.listPage over tRPC', () => {
         'query',
       );
       expect(response.status).toBe(200);
-      const page = response.body.result.data;
-      expect(page.items.length).toBeLessThanOrEqual(4);
-      ids.push(...page.items.map((order) => order.id));
-      cursor = page.nextCursor ?? undefined;
-    } while (cursor);
+      expect(response.body.result.data.items.length).toBeLessThanOrEqual(4);
+      return response.body.result.data;
+    });
+    const ids = items.map((order) => order.id);
     expect(ids).toEqual(all.filter((order) => order.status === 'placed').map((order) => order.id));
   });
 

@@ -3,6 +3,7 @@ import type { Order } from '../../server/domain/schemas/order.js';
 import type { Pet } from '../../server/domain/schemas/pet.js';
 import { insertManyPets } from '../helpers/factories.js';
 import { runBounded } from '../helpers/load.js';
+import { walkLinks } from '../helpers/pages.js';
 import { useTestServer } from '../helpers/server.js';
 
 /**
@@ -11,30 +12,12 @@ import { useTestServer } from '../helpers/server.js';
  */
 const server = useTestServer();
 
-interface Walk {
-  /** Ids in the order they were visited. */
-  ids: number[];
-  pages: number;
-}
-
 /** Follows Link from `first` until it is absent; `between` gets the ids seen so far. */
-async function walk(first: string, between: (seen: number[]) => Promise<void>): Promise<Walk> {
-  const ids: number[] = [];
-  let pages = 0;
-  let next: string | undefined = first;
-  while (next !== undefined) {
-    const response: { status: number; body: { id: number }[]; headers: Headers } = await server.api<
-      { id: number }[]
-    >('GET', next);
-    expect(response.status).toBe(200);
-    pages += 1;
-    ids.push(...response.body.map((item) => item.id));
-    const link = response.headers.get('link');
-    const url = link === null ? undefined : /^<([^>]+)>; rel="next"$/.exec(link)?.[1];
-    next = url === undefined ? undefined : new URL(url).pathname + new URL(url).search;
-    if (next !== undefined) await between([...ids]);
-  }
-  return { ids, pages };
+async function walk(first: string, between: (seen: number[]) => Promise<void>) {
+  const { items, pages } = await walkLinks<{ id: number }>(server.api, first, (_, next, seen) =>
+    next ? between(seen.map((item) => item.id)) : undefined,
+  );
+  return { ids: items.map((item) => item.id), pages };
 }
 
 const deletePet = async (petId: number) => {

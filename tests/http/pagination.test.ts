@@ -4,6 +4,7 @@ import type { PetStatus } from '../../db/queries/pets.js';
 import { pets } from '../../db/schema.js';
 import type { Pet } from '../../server/domain/schemas/pet.js';
 import { insertManyPets, newPet } from '../helpers/factories.js';
+import { nextLink, walkLinks } from '../helpers/pages.js';
 import { useTestServer } from '../helpers/server.js';
 
 const PET_COUNT = 1_200;
@@ -26,21 +27,13 @@ async function idsInDatabase(status?: PetStatus): Promise<number[]> {
   return rows.map((row) => row.id);
 }
 
-/** The path and query of the `next` link, checked to be exactly the documented shape. */
-function nextOf(link: string | null, limit: number, status?: PetStatus): string | undefined {
-  if (link === null) return undefined;
-  const match = /^<([^>]+)>; rel="next"$/.exec(link);
-  expect(match, `Link header ${link}`).not.toBeNull();
-  const url = new URL(match?.[1] ?? '');
-  expect(`${url.origin}${url.pathname}`).toBe(`${server.baseUrl}/pets`);
+/** The `next` link, checked to be exactly the documented shape. */
+function expectNext(next: URL | undefined, limit: number, status?: PetStatus): URL {
+  expect(next).toBeDefined();
+  expect(`${next?.origin}${next?.pathname}`).toBe(`${server.baseUrl}/pets`);
   const filter = status ? `&status=${status}` : '';
-  expect(url.search).toMatch(new RegExp(`^\\?limit=${limit}${filter}&cursor=[A-Za-z0-9_.-]+$`));
-  return `${url.pathname}${url.search}`;
-}
-
-interface Walk {
-  ids: number[];
-  pages: number;
+  expect(next?.search).toMatch(new RegExp(`^\\?limit=${limit}${filter}&cursor=[A-Za-z0-9_.-]+$`));
+  return next ?? new URL(server.origin);
 }
 
 /** Follows `next` until it is absent; `between` runs between pages (to create pets). */
@@ -48,26 +41,17 @@ async function walk(
   limit: number,
   status?: PetStatus,
   between: () => Promise<void> = () => Promise.resolve(),
-): Promise<Walk> {
-  const ids: number[] = [];
-  let pages = 0;
-  let next: string | undefined = `/v1/pets?limit=${limit}${status ? `&status=${status}` : ''}`;
-  while (next !== undefined) {
-    const response: { status: number; body: Pet[]; headers: Headers } = await server.api<Pet[]>(
-      'GET',
-      next,
-    );
-    expect(response.status).toBe(200);
-    pages += 1;
-    next = nextOf(response.headers.get('link'), limit, status);
+): Promise<{ ids: number[]; pages: number }> {
+  const first = `/v1/pets?limit=${limit}${status ? `&status=${status}` : ''}`;
+  const { items, pages } = await walkLinks<Pet>(server.api, first, async (page, next) => {
     // Only the last page may be short, and it carries no next link.
-    expect(response.body.length).toBe(next === undefined ? response.body.length : limit);
-    expect(response.body.length).toBeLessThanOrEqual(limit);
-    if (status) expect(response.body.every((pet) => pet.status === status)).toBe(true);
-    ids.push(...response.body.map((pet) => pet.id));
-    if (next !== undefined) await between();
-  }
-  return { ids, pages };
+    if (next) expectNext(next, limit, status);
+    expect(page.body.length).toBe(next ? limit : page.body.length);
+    expect(page.body.length).toBeLessThanOrEqual(limit);
+    if (status) expect(page.body.every((pet) => pet.status === status)).toBe(true);
+    if (next) await between();
+  });
+  return { ids: items.map((pet) => pet.id), pages };
 }
 
 describe('GET /v1/pets pages', () => {
@@ -127,8 +111,7 @@ describe('GET /v1/pets cursors', () => {
       'GET',
       `/v1/pets?limit=2${status ? `&status=${status}` : ''}`,
     );
-    const next = new URL(nextOf(response.headers.get('link'), 2, status) ?? '', server.origin);
-    return next.searchParams.get('cursor') ?? '';
+    return expectNext(nextLink(response.headers), 2, status).searchParams.get('cursor') ?? '';
   }
 
   const flip = (text: string, at: number) =>

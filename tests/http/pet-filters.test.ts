@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Pet } from '../../server/domain/schemas/pet.js';
+import { nextLink, walkLinks } from '../helpers/pages.js';
 import { useTestServer } from '../helpers/server.js';
 
 const server = useTestServer();
@@ -147,23 +148,12 @@ describe('GET /v1/pets name bounds', () => {
 describe('GET /v1/pets pages with filters', () => {
   /** Follows `next` from `first` until it is absent, checking the link keeps the filters. */
   async function walk(first: string, filters: Record<string, string>): Promise<number[]> {
-    const ids: number[] = [];
-    let next = first;
-    for (;;) {
-      const response: { status: number; body: Pet[]; headers: Headers } = await server.api<Pet[]>(
-        'GET',
-        next,
-      );
-      expect(response.status).toBe(200);
-      ids.push(...response.body.map((pet) => pet.id));
-      const link = response.headers.get('link');
-      if (link === null) return ids;
-      const url = new URL(/^<([^>]+)>; rel="next"$/.exec(link)?.[1] ?? '');
+    const { items } = await walkLinks<Pet>(server.api, first, (_, next) => {
       for (const [key, value] of Object.entries(filters)) {
-        expect(url.searchParams.get(key)).toBe(value);
+        if (next) expect(next.searchParams.get(key)).toBe(value);
       }
-      next = `${url.pathname}${url.search}`;
-    }
+    });
+    return items.map((pet) => pet.id);
   }
 
   it('visits every match exactly once, one page at a time', async () => {
@@ -185,9 +175,7 @@ describe('GET /v1/pets pages with filters', () => {
 
   it('refuses a cursor used with other filters', async () => {
     const first = await server.api<Pet[]>('GET', `/v1/pets?limit=1&${q('rex')}`);
-    const cursor = new URL(
-      /<([^>]+)>/.exec(first.headers.get('link') ?? '')?.[1] ?? '',
-    ).searchParams.get('cursor');
+    const cursor = nextLink(first.headers)?.searchParams.get('cursor');
     expect(cursor).toBeTruthy();
     for (const other of [q('rexy'), `${q('rex')}&status=sold`, '', 'categoryId=7', `id=1`]) {
       const response = await server.api<{ issues: { path: string }[] }>(

@@ -162,6 +162,26 @@ export const storeCases: [string, WireCase][] = [
   ['orders.get, unknown', { procedure: 'orders.get', kind: 'query', input: { orderId: MISSING } }],
   ['store.inventory', { procedure: 'store.inventory', kind: 'query' }],
   [
+    'pets.history',
+    {
+      procedure: 'pets.history',
+      kind: 'query',
+      prepare: async (api) => ({ petId: (await pet(api)).id }),
+    },
+  ],
+  [
+    'pets.history, unknown',
+    { procedure: 'pets.history', kind: 'query', input: { petId: MISSING } },
+  ],
+  [
+    'pets.historyPage',
+    {
+      procedure: 'pets.historyPage',
+      kind: 'query',
+      prepare: async (api) => ({ petId: (await pet(api)).id, limit: 1 }),
+    },
+  ],
+  [
     'store.inventory, unknown input',
     { procedure: 'store.inventory', kind: 'query', input: { status: 'sold' } },
   ],

@@ -7,6 +7,7 @@ import {
   renderOpenApiArtifacts,
 } from '../../scripts/openapi-artifacts.js';
 import { operations as registry } from '../../server/operations/registry.js';
+import { OPERATION_TABLE_PAGES, renderOperationTables } from '../../scripts/operation-tables.js';
 import { useTestServer } from '../helpers/server.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-member-access,
@@ -54,6 +55,13 @@ describe('the committed interface', () => {
     expect(await readFile(OPENAPI_JSON_PATH, 'utf8')).toBe(json);
     expect(await readFile(CLIENT_TYPES_PATH, 'utf8')).toBe(types);
   });
+
+  it.each(OPERATION_TABLE_PAGES)(
+    '%s lists the operations of the registry (run `npm run openapi`)',
+    async (page) => {
+      expect(await readFile(page, 'utf8')).toBe(await renderOperationTables(page));
+    },
+  );
 });
 
 describe('GET /v1/openapi.json', () => {

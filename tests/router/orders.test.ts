@@ -4,6 +4,7 @@ import { findPet } from '../../db/queries/pets.js';
 import { callerFor, rejection } from '../helpers/caller.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { newPet, reader, writer } from '../helpers/factories.js';
+import { walkCursors } from '../helpers/pages.js';
 
 let database: TestDatabase;
 
@@ -136,14 +137,11 @@ describe('orders.list and orders.listPage', () => {
     for (const order of cancelled) {
       await store().caller.orders.update({ orderId: order.id, status: 'cancelled' });
     }
-    const seen: number[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await store().caller.orders.listPage({ limit: 2, status: 'cancelled', cursor });
-      seen.push(...page.items.map((order) => order.id));
-      expect(page.items.every((order) => order.status === 'cancelled')).toBe(true);
-      cursor = page.nextCursor ?? undefined;
-    } while (cursor);
+    const { items } = await walkCursors((cursor) =>
+      store().caller.orders.listPage({ limit: 2, status: 'cancelled', cursor }),
+    );
+    expect(items.every((order) => order.status === 'cancelled')).toBe(true);
+    const seen = items.map((order) => order.id);
     expect(seen).toEqual([...seen].sort((a, b) => a - b));
     expect(seen).toEqual(expect.arrayContaining(cancelled.map((order) => order.id)));
     expect(new Set(seen).size).toBe(seen.length);

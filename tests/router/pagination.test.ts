@@ -9,6 +9,7 @@ import { createCaller } from '../../server/surfaces/trpc/router.js';
 import { callerFor, rejection } from '../helpers/caller.js';
 import { createTestDatabase, type TestDatabase, describeOnPostgres } from '../helpers/database.js';
 import { insertManyPets, newPet, reader, writer } from '../helpers/factories.js';
+import { walkCursors } from '../helpers/pages.js';
 
 let database: TestDatabase;
 let soldIds: number[];
@@ -27,15 +28,10 @@ function callerWith(cursorSecret?: string, principal: Principal = reader) {
 describe('pets.listPage', () => {
   it('walks every pet of a status once, ending with a null nextCursor', async () => {
     const { caller } = callerWith();
-    const ids: number[] = [];
-    let cursor: string | undefined;
-    for (;;) {
-      const page = await caller.pets.listPage({ status: 'sold', limit: 10, cursor });
-      ids.push(...page.items.map((pet) => pet.id));
-      if (page.nextCursor === null) break;
-      cursor = page.nextCursor;
-    }
-    expect(ids).toEqual(soldIds);
+    const { items } = await walkCursors((cursor) =>
+      caller.pets.listPage({ status: 'sold', limit: 10, cursor }),
+    );
+    expect(items.map((pet) => pet.id)).toEqual(soldIds);
   });
 
   it('shares its cursors with pets.list, which returns the bare array and the Link', async () => {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { eventType } from '../../../db/schema.js';
-import { timestamp } from './common.js';
+import { cursorParam, limitParam, positiveInt64, timestamp } from './common.js';
 import { OrderSchema } from './order.js';
 import { PetSchema } from './pet.js';
 
@@ -35,6 +35,13 @@ export const StreamEventsInputSchema = z
     types: z.array(EventTypeSchema).min(1).optional(),
   })
   .optional();
+
+/** A pet's history: the pet in the path, paged like every list. */
+export const PetHistoryInputSchema = z.strictObject({
+  petId: positiveInt64('Id of the animal whose history to list.'),
+  limit: limitParam('events'),
+  cursor: cursorParam('animal'),
+});
 
 export type EventBody = z.infer<typeof EventSchema>;
 export type StreamEventsInput = z.infer<typeof StreamEventsInputSchema>;

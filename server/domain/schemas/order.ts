@@ -31,12 +31,6 @@ const ListOrdersQuerySchema = z.strictObject({
 
 export const ListOrdersInputSchema = ListOrdersQuerySchema.prefault({});
 
-export const OrderPageSchema = z.object({
-  items: z.array(OrderSchema),
-  /** null on the last page, which is what infinite-query clients expect. */
-  nextCursor: z.string().nullable(),
-});
-
 export const GetOrderInputSchema = z.strictObject({
   orderId: positiveInt64('Id of the order.'),
 });
@@ -54,4 +48,3 @@ export const UpdateOrderInputSchema = z
 
 export type Order = z.infer<typeof OrderSchema>;
 export type ListOrdersInput = z.infer<typeof ListOrdersInputSchema>;
-export type OrderPage = z.infer<typeof OrderPageSchema>;

@@ -136,12 +136,6 @@ const ListPetsQuerySchema = z.strictObject({
 /** Every parameter is optional, so a tRPC caller may send no input at all: `pets.list.query()`. */
 export const ListPetsInputSchema = ListPetsQuerySchema.prefault({});
 
-export const PetPageSchema = z.object({
-  items: z.array(PetSchema),
-  /** null on the last page, which is what infinite-query clients expect. */
-  nextCursor: z.string().nullable(),
-});
-
 export const GetPetInputSchema = z.strictObject({
   petId: positiveInt64('Id of the animal to retrieve.'),
 });
@@ -177,4 +171,3 @@ export const DeletePetInputSchema = z.strictObject({
 
 export type Pet = z.infer<typeof PetSchema>;
 export type ListPetsInput = z.infer<typeof ListPetsInputSchema>;
-export type PetPage = z.infer<typeof PetPageSchema>;

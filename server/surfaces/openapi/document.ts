@@ -1,5 +1,6 @@
 import { generateOpenApiDocument, type OpenAPIObject, type OpenApiRouter } from 'trpc-to-openapi';
 import type { AnyOperation } from '../../operations/define.js';
+import { TAGS } from '../../operations/tags.js';
 import { ErrorSchema } from '../../domain/schemas/error.js';
 import { errorExamples } from './error-examples.js';
 import { eventSchemas, eventStreamPath, STREAM_TICKET_SCHEME } from './event-stream.js';
@@ -14,11 +15,7 @@ export interface DocumentOptions {
 type Json = Record<string, unknown>;
 type SchemaMap = NonNullable<NonNullable<OpenAPIObject['components']>['schemas']>;
 
-const TAGS = [
-  { name: 'pets', description: 'The animals offered in the store.' },
-  { name: 'store', description: 'Orders for the animals, and the inventory (beta).' },
-  { name: 'events', description: 'Every change, as it happens (experimental).' },
-];
+const TAG_OBJECTS = Object.entries(TAGS).map(([name, description]) => ({ name, description }));
 
 /** A strictObject refuses unknown fields: its catchall is never. */
 function refusesUnknownFields(input: AnyOperation['input']): boolean {
@@ -115,7 +112,7 @@ function applyContractDetails(
     // Absolute: a relative URL would resolve against wherever the document was read from.
     externalDocs: { description: 'API reference', url: reference },
     paths: { ...document.paths, ...streamPaths },
-    tags: TAGS,
+    tags: TAG_OBJECTS,
     servers: [
       { url: options.productionUrl, description: 'Production' },
       ...(options.stagingUrl ? [{ url: options.stagingUrl, description: 'Staging' }] : []),
@@ -146,7 +143,7 @@ export function buildOpenApiDocument(
       'Inventory of the animals offered in the store. Every operation needs `Authorization: Bearer <API key>`.',
     version: '1.0.0',
     baseUrl: options.productionUrl,
-    tags: TAGS.map((tag) => tag.name),
+    tags: Object.keys(TAGS),
     securitySchemes: {
       bearerAuth: { type: 'http', scheme: 'bearer', description: 'The API key as a bearer token.' },
     },

@@ -1,7 +1,6 @@
 import { createHmac, createSecretKey, timingSafeEqual } from 'node:crypto';
 import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
-import type { Database } from '../../../db/database.js';
 
 /**
  * Used when CURSOR_SECRET is not configured. A cursor only grants what the query parameters
@@ -89,9 +88,3 @@ export function createCursorCodec(secret: string) {
 }
 
 export type CursorCodec = ReturnType<typeof createCursorCodec>;
-
-/** What reading a page needs: the database to read and the codec that signs its cursors. */
-export interface PageReader {
-  db: Database;
-  cursors: CursorCodec;
-}

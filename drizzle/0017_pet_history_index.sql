@@ -1,0 +1,1 @@
+CREATE INDEX "events_pet_history_idx" ON "events" USING btree ((("data"->>'id')::bigint),"id") WHERE "events"."type" in ('pet.created', 'pet.updated', 'pet.deleted');

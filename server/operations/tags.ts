@@ -1,0 +1,11 @@
+/**
+ * The OpenAPI document's tags, in the document's order: a REST binding names one of these, so
+ * an unknown tag fails typecheck.
+ */
+export const TAGS = {
+  pets: 'The animals offered in the store.',
+  store: 'Orders for the animals, and the inventory (beta).',
+  events: 'Every change, as it happens (experimental).',
+} as const;
+
+export type Tag = keyof typeof TAGS;
