@@ -21,7 +21,7 @@ import { middleware, procedure, type Meta } from './init.js';
 function guard(scope: ApiKeyScope) {
   return middleware(async ({ ctx, next }) => {
     const principal = authorize(ctx.principal, scope);
-    const result = await ctx.budget.within(next({ ctx: { principal } })).catch((error: unknown) => {
+    const result = await ctx.budget.within(() => next({ ctx: { principal } })).catch((error: unknown) => {
       throw toTRPCError(error);
     });
     if (!result.ok) {
@@ -122,7 +122,7 @@ export function subscriptionProcedure<I extends z.ZodType>(stream: StreamOperati
     .use(guard(stream.scope))
     .input(stream.input)
     .subscription(async ({ ctx, input, signal }) => {
-      const events = await openWithin(ctx.budget, stream.open(ctx, input as z.output<I>));
+      const events = await openWithin(ctx.budget, () => stream.open(ctx, input as z.output<I>));
       const stop = () => void events.return();
       if (signal?.aborted) stop();
       else signal?.addEventListener('abort', stop);
