@@ -56,6 +56,7 @@ export class DatabaseBudget {
   private pending = 0;
   private since = 0;
   private controller: AbortController | undefined;
+  private exhausted = false;
 
   constructor(
     readonly limitMs = DATABASE_DEADLINE_MS,
@@ -64,7 +65,10 @@ export class DatabaseBudget {
 
   /** Aborts when the budget runs out. */
   get signal(): AbortSignal {
-    this.controller ??= new AbortController();
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.exhausted) this.controller.abort();
+    }
     return this.controller.signal;
   }
 
@@ -74,7 +78,7 @@ export class DatabaseBudget {
   }
 
   get spent(): boolean {
-    return this.controller?.signal.aborted === true;
+    return this.exhausted;
   }
 
   /** What is left of the budget now. */
@@ -100,6 +104,7 @@ export class DatabaseBudget {
           reject(
             new DatabaseDeadlineError(`The database did not answer within ${this.limitMs} ms`),
           );
+          this.exhausted = true;
           this.controller?.abort();
         },
         Math.max(0, leftMs),
