@@ -116,12 +116,8 @@ export class DatabaseBudget {
           this.tracker?.leave();
         }
       };
-      let running: Promise<T>;
-      try {
-        running = current.run(this, work);
-      } catch (error) {
-        running = Promise.reject(error as Error);
-      }
+      // async: a work that throws at once rejects, and still settles the budget.
+      const running = current.run(this, async () => work());
       running.then(
         (value) => {
           settle();

@@ -17,6 +17,8 @@ export const LOCK_WAIT_SLICE_MS = 200;
 const spentError = () =>
   new DatabaseDeadlineError('The request gave up on the database before this statement');
 
+const refused = (): Promise<never> => Promise.reject(spentError());
+
 /**
  * Runs `query` bounded by the budget of the work it belongs to: refused unsent once that budget
  * is spent, cancelled on the server (postgres.js sends a cancel request, which a pooler
@@ -27,18 +29,22 @@ export function bounded<Q extends Promise<unknown> & { cancel(): unknown }>(
   start: () => Q,
 ): Q | Promise<never> {
   const budget = currentBudget();
-  if (budget?.spent) return Promise.reject<never>(spentError());
+  if (budget?.spent) return refused();
   const query = start();
   const cancel = () => void query.cancel();
   if (budget === undefined) {
     const timer = setTimeout(cancel, STATEMENT_TIMEOUT_MS);
-    const clear = () => clearTimeout(timer);
+    const clear = () => {
+      clearTimeout(timer);
+    };
     query.then(clear, clear);
     return query;
   }
   const { signal } = budget;
   signal.addEventListener('abort', cancel, { once: true });
-  const forget = () => signal.removeEventListener('abort', cancel);
+  const forget = () => {
+    signal.removeEventListener('abort', cancel);
+  };
   query.then(forget, forget);
   return query;
 }

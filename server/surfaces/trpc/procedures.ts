@@ -21,9 +21,11 @@ import { middleware, procedure, type Meta } from './init.js';
 function guard(scope: ApiKeyScope) {
   return middleware(async ({ ctx, next }) => {
     const principal = authorize(ctx.principal, scope);
-    const result = await ctx.budget.within(() => next({ ctx: { principal } })).catch((error: unknown) => {
-      throw toTRPCError(error);
-    });
+    const result = await ctx.budget
+      .within(() => next({ ctx: { principal } }))
+      .catch((error: unknown) => {
+        throw toTRPCError(error);
+      });
     if (!result.ok) {
       const classified = toTRPCError(result.error);
       if (classified !== result.error) throw classified;
