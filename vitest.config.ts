@@ -35,6 +35,8 @@ const POOLED_TESTS = [
   'tests/faults/concurrency.test.ts',
   'tests/faults/store-concurrency.test.ts',
   'tests/faults/pooler.test.ts',
+  'tests/faults/locked-row.test.ts',
+  'tests/faults/pooler-burst.test.ts',
   'tests/faults/reconnect-storm.test.ts',
   'tests/faults/database-cut.test.ts',
   'tests/faults/database-stall.test.ts',

@@ -1,7 +1,7 @@
 /**
  * Errors that mean "the database cannot serve us right now" rather than "this query is wrong":
  * connection failures from either driver and PostgreSQL's admin-shutdown, cannot-connect,
- * too-many-connections and statement-timeout classes.
+ * too-many-connections, statement-timeout and lock-timeout classes.
  */
 const UNAVAILABLE_CODES = new Set([
   'ECONNREFUSED',
@@ -16,6 +16,7 @@ const UNAVAILABLE_CODES = new Set([
   'CONNECTION_DESTROYED',
   'DATABASE_DEADLINE',
   '57014',
+  '55P03',
   '57P01',
   '57P02',
   '57P03',

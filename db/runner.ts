@@ -2,7 +2,8 @@ import type { PGlite, Transaction } from '@electric-sql/pglite';
 import { fillPlaceholders, type SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import type { ReservedSql, Sql } from 'postgres';
-import { STATEMENT_TIMEOUT_MS } from './deadline.js';
+import { currentBudget } from './deadline.js';
+import { assertBudgetLeft, beginFor, bounded, retryingLockWaits } from './statement-bounds.js';
 import type { Database } from './database.js';
 import { DATABASE_CASING } from './schema.js';
 
@@ -76,16 +77,11 @@ function postgresRows(client: Sql | ReservedSql, mode: StatementMode): Runner['r
     // false (porsager/postgres#794): its text every time, parsed, planned and described
     // every time. A variable, not a literal in the call: `simple` is not in its option types.
     const options = { prepare: mode.prepared && statement.planEachRun !== true, simple: false };
-    return client.unsafe<unknown[][]>(statement.sql, params(statement, values), options).values();
+    return bounded(() =>
+      client.unsafe<unknown[][]>(statement.sql, params(statement, values), options).values(),
+    );
   };
 }
-
-/**
- * Set per transaction, not per connection: a pooler in transaction mode refuses it as a
- * startup parameter and would carry a session setting to whoever borrows the connection next.
- * One simple-protocol message with BEGIN, so it costs no round trip.
- */
-const BEGIN = `begin; set local statement_timeout = ${STATEMENT_TIMEOUT_MS}`;
 
 /** A transaction the server ended otherwise than by committing it. */
 export class TransactionNotCommittedError extends Error {
@@ -96,17 +92,21 @@ export class TransactionNotCommittedError extends Error {
  * Runs `work` between BEGIN and COMMIT on one reserved connection, and succeeds only when the
  * server answers COMMIT: PostgreSQL answers the COMMIT of a transaction that an error aborted
  * with ROLLBACK and no error, so a driver that swallowed that error would report a write that
- * never happened.
+ * never happened. A connection reserved after its request gave up runs nothing, and work whose
+ * request gave up meanwhile is rolled back rather than committed.
  */
 async function postgresTransaction<T>(
   client: Sql,
   mode: StatementMode,
   work: (tx: Runner) => Promise<T>,
 ): Promise<T> {
+  const budget = currentBudget();
   const session = await client.reserve();
   try {
-    await session.unsafe(BEGIN);
+    assertBudgetLeft(budget);
+    await bounded(() => session.unsafe(beginFor(budget)));
     const result = await work({ rows: postgresRows(session, mode) });
+    assertBudgetLeft(budget);
     const { command } = await session.unsafe('commit');
     if (command !== 'COMMIT') {
       throw new TransactionNotCommittedError(`The database ended the transaction with ${command}`);
@@ -151,29 +151,45 @@ export function postgresRunner({ pool, reads }: PostgresClients, mode: Statement
   return {
     rows: (statement, values) =>
       statement.quickRead === true ? readRows(statement, values) : poolRows(statement, values),
-    transaction: async (work) => {
-      try {
-        return await postgresTransaction(pool, mode, work);
-      } catch (error) {
-        // Even if a concurrent transaction switched first: this one used a name before that.
-        if (!isMissingStatement(error)) throw error;
-        mode.prepared = false;
-        return postgresTransaction(pool, mode, work);
-      }
-    },
+    transaction: (work) =>
+      retryingLockWaits(async () => {
+        try {
+          return await postgresTransaction(pool, mode, work);
+        } catch (error) {
+          // Even if a concurrent transaction switched first: this one used a name before that.
+          if (!isMissingStatement(error)) throw error;
+          mode.prepared = false;
+          return postgresTransaction(pool, mode, work);
+        }
+      }),
   };
 }
 
+/**
+ * In process, a statement cannot be cancelled once it runs (it holds the event loop), nor does
+ * the engine wait on locks (one session): the bound is that nothing of a request that gave up
+ * starts, whether a statement or a transaction that waited for the engine meanwhile.
+ */
 function pgliteRows(client: PGlite | Transaction): Runner['rows'] {
-  return async (statement, values) =>
-    (await client.query<unknown[]>(statement.sql, params(statement, values), { rowMode: 'array' }))
-      .rows;
+  return async (statement, values) => {
+    assertBudgetLeft();
+    const result = await client.query<unknown[]>(statement.sql, params(statement, values), {
+      rowMode: 'array',
+    });
+    return result.rows;
+  };
 }
 
 export function pgliteRunner(client: PGlite): Transactor {
   return {
     rows: pgliteRows(client),
-    transaction: (work) => client.transaction((tx) => work({ rows: pgliteRows(tx) })),
+    transaction: (work) => {
+      const budget = currentBudget();
+      return client.transaction((tx) => {
+        assertBudgetLeft(budget);
+        return work({ rows: pgliteRows(tx) });
+      });
+    },
   };
 }
 

@@ -19,7 +19,7 @@ export async function execute<O extends z.ZodType>(
   authorize(ctx.principal, operation.scope);
   const input = operation.input.safeParse(rawInput);
   if (!input.success) throw new TRPCError({ code: 'BAD_REQUEST', cause: input.error });
-  const data: unknown = await ctx.budget.within(
+  const data: unknown = await ctx.budget.within(() =>
     operation.handler(ctx as OperationContext, input.data),
   );
   const output = operation.output.safeParse(data);

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { DatabaseBudget } from '../../db/deadline.js';
+import { currentBudget, DatabaseBudget, outsideBudgets } from '../../db/deadline.js';
 
 const hang = () => new Promise<never>(() => undefined);
 const after = <T>(ms: number, value: T) =>
@@ -14,19 +14,19 @@ describe('DatabaseBudget', () => {
   });
 
   it('answers what the work answers and leaves no timer behind', async () => {
-    await expect(new DatabaseBudget(1_000).within(Promise.resolve(42))).resolves.toBe(42);
+    await expect(new DatabaseBudget(1_000).within(() => Promise.resolve(42))).resolves.toBe(42);
     expect(vi.getTimerCount()).toBe(0);
   });
 
   it('fails as the work fails and leaves no timer behind', async () => {
     const failure = new Error('connection reset');
     const budget = new DatabaseBudget(1_000);
-    await expect(budget.within(Promise.reject(failure))).rejects.toBe(failure);
+    await expect(budget.within(() => Promise.reject(failure))).rejects.toBe(failure);
     expect(vi.getTimerCount()).toBe(0);
   });
 
   it('gives up once the budget is spent, while the work still hangs', async () => {
-    const outcome = expect(new DatabaseBudget(1_000).within(hang())).rejects.toMatchObject({
+    const outcome = expect(new DatabaseBudget(1_000).within(() => hang())).rejects.toMatchObject({
       code: 'DATABASE_DEADLINE',
       message: 'The database did not answer within 1000 ms',
     });
@@ -38,12 +38,12 @@ describe('DatabaseBudget', () => {
 
   it('gives later work only what earlier work left, and never charges the time between', async () => {
     const budget = new DatabaseBudget(1_000);
-    const lookup = budget.within(after(600, 'key'));
+    const lookup = budget.within(() => after(600, 'key'));
     await vi.advanceTimersByTimeAsync(600);
     await expect(lookup).resolves.toBe('key');
     // A slow client uploads its body: the database is not waited on, so nothing is spent.
     await vi.advanceTimersByTimeAsync(10_000);
-    const operation = expect(budget.within(hang())).rejects.toMatchObject({
+    const operation = expect(budget.within(() => hang())).rejects.toMatchObject({
       code: 'DATABASE_DEADLINE',
     });
     await vi.advanceTimersByTimeAsync(399);
@@ -54,11 +54,42 @@ describe('DatabaseBudget', () => {
 
   it('charges work that runs at the same time once', async () => {
     const budget = new DatabaseBudget(1_000);
-    const calls = [budget.within(after(700, 'a')), budget.within(after(700, 'b'))];
+    const calls = [budget.within(() => after(700, 'a')), budget.within(() => after(700, 'b'))];
     await vi.advanceTimersByTimeAsync(700);
     await expect(Promise.all(calls)).resolves.toEqual(['a', 'b']);
-    const last = budget.within(after(250, 'c'));
+    const last = budget.within(() => after(250, 'c'));
     await vi.advanceTimersByTimeAsync(250);
     await expect(last).resolves.toBe('c');
+  });
+
+  it('is the budget of the work it runs, until that work settles', async () => {
+    const budget = new DatabaseBudget(1_000);
+    const seen: unknown[] = [];
+    const work = budget.within(async () => {
+      seen.push(currentBudget());
+      await after(10, 'later');
+      seen.push(currentBudget(), outsideBudgets(currentBudget));
+    });
+    await vi.advanceTimersByTimeAsync(10);
+    await work;
+    expect(seen).toEqual([budget, budget, undefined]);
+    expect(currentBudget()).toBeUndefined();
+  });
+
+  it('aborts its signal once spent, while the work it gave up on is still its own', async () => {
+    const budget = new DatabaseBudget(1_000);
+    let during: DatabaseBudget | undefined;
+    const outcome = expect(
+      budget.within(async () => {
+        await after(1_500, 'late');
+        during = currentBudget();
+      }),
+    ).rejects.toMatchObject({ code: 'DATABASE_DEADLINE' });
+    await vi.advanceTimersByTimeAsync(1_000);
+    await outcome;
+    expect(budget.spent).toBe(true);
+    expect(budget.signal.aborted).toBe(true);
+    await vi.advanceTimersByTimeAsync(500);
+    expect(during?.spent).toBe(true);
   });
 });

@@ -18,9 +18,12 @@ export interface PgBouncer {
  * PgBouncer in transaction mode with its default settings (as managed PostgreSQL offers it), on
  * a free loopback port, forwarding every database name to the PostgreSQL server of `serverUrl`.
  * Only what a pooler needs to run here is set: where it listens, how it authenticates (trust,
- * as the machine's server does) and its pool mode.
+ * as the machine's server does) and its pool mode, and any of `settings` (name = value).
  */
-export async function startPgBouncer(serverUrl: string): Promise<PgBouncer> {
+export async function startPgBouncer(
+  serverUrl: string,
+  settings: Record<string, string> = {},
+): Promise<PgBouncer> {
   const server = new URL(serverUrl);
   const user = decodeURIComponent(server.username || 'postgres');
   const port = await freePort();
@@ -43,6 +46,7 @@ export async function startPgBouncer(serverUrl: string): Promise<PgBouncer> {
       `auth_file = ${users}`,
       'pool_mode = transaction',
       'max_client_conn = 1000',
+      ...Object.entries(settings).map(([name, value]) => `${name} = ${value}`),
       '',
     ].join('\n'),
     { mode: 0o644 },

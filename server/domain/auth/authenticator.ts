@@ -70,7 +70,7 @@ export class Authenticator {
     if ((this.unknown.get(hash) ?? 0) > now) return null;
     if (beforeUnknownLookup && !this.known.has(hash)) await beforeUnknownLookup();
 
-    const stored = await budget.within(findActiveApiKey(this.db, id));
+    const stored = await budget.within(() => findActiveApiKey(this.db, id));
     if (!stored || !hashesEqual(stored.secretHash, hash)) {
       this.cache.delete(hash);
       remember(this.unknown, hash, now + UNKNOWN_KEY_TTL_MS);
@@ -90,7 +90,7 @@ export class Authenticator {
    */
   async principalOf(keyId: string, budget = new DatabaseBudget()): Promise<Principal | null> {
     if (this.envKeys.some((key) => key.id === keyId)) return { keyId, scope: 'write' };
-    const stored = await budget.within(findActiveApiKey(this.db, keyId));
+    const stored = await budget.within(() => findActiveApiKey(this.db, keyId));
     return stored ? { keyId, scope: stored.scope } : null;
   }
 

@@ -7,6 +7,7 @@ import {
   type EventRow,
   type EventType,
 } from '../../../db/queries/events.js';
+import { outsideBudgets } from '../../../db/deadline.js';
 import type { Logger } from '../../support/logger.js';
 import { summarizeError } from '../../support/error-summary.js';
 
@@ -95,7 +96,8 @@ export class EventFeed {
 
   /** Starts listening (once) and resolves when the feed knows the log's head. */
   start(): Promise<void> {
-    this.started ??= this.listen().catch((error: unknown) => {
+    // The feed serves every stream: no one request's deadline may cancel its reads.
+    this.started ??= outsideBudgets(() => this.listen()).catch((error: unknown) => {
       this.started = undefined;
       throw error;
     });
@@ -141,7 +143,7 @@ export class EventFeed {
     }
     this.lastRead = performance.now();
     this.pumping = true;
-    this.drain()
+    outsideBudgets(() => this.drain())
       .catch((error: unknown) => {
         this.logger.warn(
           { err: summarizeError(error, { stack: false }) },

@@ -59,7 +59,7 @@ export class KeyWatch {
     if (this.checking || this.byKey.size === 0) return;
     this.checking = true;
     try {
-      const revoked = await new DatabaseBudget().within(
+      const revoked = await new DatabaseBudget().within(() =>
         revokedApiKeyIds(this.db, [...this.byKey.keys()]),
       );
       this.warned = false;

@@ -1,4 +1,5 @@
 import type { DatabaseHandle } from '../../../db/client.js';
+import { outsideBudgets } from '../../../db/deadline.js';
 import { notifyEventFeeds } from '../../../db/queries/events.js';
 import type { Logger } from '../../support/logger.js';
 import { summarizeError } from '../../support/error-summary.js';
@@ -21,7 +22,8 @@ export function createChangeNotifier(database: DatabaseHandle, logger: Logger) {
   let warned = false;
   const send = () => {
     scheduled = undefined;
-    notifyEventFeeds(database.db).then(
+    // Every process's feeds wait for it, not the request whose change scheduled it.
+    outsideBudgets(() => notifyEventFeeds(database.db)).then(
       () => {
         warned = false;
       },

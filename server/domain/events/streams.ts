@@ -71,12 +71,13 @@ export class StreamsClosingError extends TRPCError {
  */
 export async function openWithin(
   budget: DatabaseBudget,
-  opening: Promise<Subscription>,
+  open: () => Promise<Subscription>,
 ): Promise<Subscription> {
+  let opening: Promise<Subscription> | undefined;
   try {
-    return await budget.within(opening);
+    return await budget.within(() => (opening = open()));
   } catch (error) {
-    opening.then(
+    opening?.then(
       (late) => void late.return(),
       () => undefined,
     );

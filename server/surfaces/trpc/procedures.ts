@@ -21,9 +21,11 @@ import { middleware, procedure, type Meta } from './init.js';
 function guard(scope: ApiKeyScope) {
   return middleware(async ({ ctx, next }) => {
     const principal = authorize(ctx.principal, scope);
-    const result = await ctx.budget.within(next({ ctx: { principal } })).catch((error: unknown) => {
-      throw toTRPCError(error);
-    });
+    const result = await ctx.budget
+      .within(() => next({ ctx: { principal } }))
+      .catch((error: unknown) => {
+        throw toTRPCError(error);
+      });
     if (!result.ok) {
       const classified = toTRPCError(result.error);
       if (classified !== result.error) throw classified;
@@ -122,7 +124,7 @@ export function subscriptionProcedure<I extends z.ZodType>(stream: StreamOperati
     .use(guard(stream.scope))
     .input(stream.input)
     .subscription(async ({ ctx, input, signal }) => {
-      const events = await openWithin(ctx.budget, stream.open(ctx, input as z.output<I>));
+      const events = await openWithin(ctx.budget, () => stream.open(ctx, input as z.output<I>));
       const stop = () => void events.return();
       if (signal?.aborted) stop();
       else signal?.addEventListener('abort', stop);

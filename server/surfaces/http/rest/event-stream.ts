@@ -98,7 +98,7 @@ async function serve(stream: StreamOperation, { req, res, state, ctx }: Call): P
   const input = inputOf(stream, state.query, req.headers['last-event-id'] as string | undefined);
   const client = { gone: false };
   res.once('close', () => (client.gone = true));
-  const events = await openWithin(ctx.budget, stream.open(ctx as OperationContext, input));
+  const events = await openWithin(ctx.budget, () => stream.open(ctx as OperationContext, input));
   // A client that left while the stream opened is gone already: its 'close' will not come again.
   if (client.gone) {
     await events.return();
