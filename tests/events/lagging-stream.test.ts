@@ -62,7 +62,7 @@ describe(`a stream whose queue (${QUEUE}) overflows`, () => {
       { timeout: MAX_LAG_MS * 5 },
     );
     await expect(subscription.next()).rejects.toMatchObject({
-      code: 'TOO_MANY_REQUESTS',
+      kind: 'too-many-requests',
       message: expect.stringMatching(/behind .* resume from the last event id/) as string,
     });
   });

@@ -16,19 +16,21 @@ import { middleware, procedure, type Meta } from './init.js';
 /**
  * The guard every operation's procedure runs first: the caller and its scope, then the rest of
  * the call within the request's database budget, so that a lost or hung database is a 503 in
- * time rather than a 500 or a hang.
+ * time rather than a 500 or a hang. Whatever fails leaves it as tRPC's error (toTRPCError).
  */
 function guard(scope: ApiKeyScope) {
   return middleware(async ({ ctx, next }) => {
-    const principal = authorize(ctx.principal, scope);
-    const result = await ctx.budget.within(next({ ctx: { principal } })).catch((error: unknown) => {
+    try {
+      const principal = authorize(ctx.principal, scope);
+      const result = await ctx.budget.within(next({ ctx: { principal } }));
+      if (!result.ok) {
+        const classified = toTRPCError(result.error);
+        if (classified !== result.error) throw classified;
+      }
+      return result;
+    } catch (error) {
       throw toTRPCError(error);
-    });
-    if (!result.ok) {
-      const classified = toTRPCError(result.error);
-      if (classified !== result.error) throw classified;
     }
-    return result;
   });
 }
 
@@ -130,6 +132,9 @@ export function subscriptionProcedure<I extends z.ZodType>(stream: StreamOperati
         try {
           for await (const event of events) yield tracked(event.id, event);
           if (events.endedByShutdown) throw new StreamsClosingError();
+        } catch (error) {
+          // tRPC would send a domain error as a 500: it ends the stream with its own code.
+          throw toTRPCError(error);
         } finally {
           signal?.removeEventListener('abort', stop);
           await events.return();
