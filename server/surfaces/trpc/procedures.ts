@@ -1,14 +1,13 @@
 import { tracked } from '@trpc/server';
 import type { z } from 'zod';
 import type { ApiKeyScope } from '../../../db/queries/api-keys.js';
-import { authorize } from '../../domain/auth/authorize.js';
 import type {
   AnyOperation,
   Operation,
-  OperationContext,
   RestBinding,
   StreamOperation,
 } from '../../operations/define.js';
+import { requireCaller, type OperationContext } from '../../operations/context.js';
 import { openWithin, StreamsClosingError } from '../../domain/events/streams.js';
 import { toTRPCError } from './errors.js';
 import { middleware, procedure, type Meta } from './init.js';
@@ -21,8 +20,8 @@ import { middleware, procedure, type Meta } from './init.js';
 function guard(scope: ApiKeyScope) {
   return middleware(async ({ ctx, next }) => {
     try {
-      const principal = authorize(ctx.principal, scope);
-      const result = await ctx.budget.within(next({ ctx: { principal } }));
+      requireCaller(ctx, scope);
+      const result = await ctx.budget.within(next({ ctx: { principal: ctx.principal } }));
       if (!result.ok) {
         const classified = toTRPCError(result.error);
         if (classified !== result.error) throw classified;
