@@ -1,9 +1,9 @@
 import type { EventType } from '../../../db/queries/events.js';
 import { TooManyRequestsError, type DomainError } from '../errors.js';
+import type { EventBody } from '../schemas/event.js';
 import {
   EVENT_PAGE,
   RECENT_EVENTS,
-  type EventBody,
   type EventFeed,
   type FeedEvent,
   type FeedSubscriber,

@@ -1,7 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
-import { isFeedBatch, type EventBody } from '../../../domain/events/feed.js';
+import { isFeedBatch } from '../../../domain/events/feed.js';
+import type { EventBody } from '../../../domain/schemas/event.js';
 import { KeyRevokedError } from '../../../domain/events/key-watch.js';
 import { openWithin } from '../../../domain/events/streams.js';
 import type { EventRun } from '../../../domain/events/subscription.js';
