@@ -33,7 +33,7 @@ function guard(scope: ApiKeyScope) {
   });
 }
 
-/** trpc-to-openapi's view of a REST binding; what it cannot express is added in server/openapi. */
+/** trpc-to-openapi's view of a REST binding; what it cannot express is added in server/surfaces/openapi/. */
 function openApiMeta(rest: RestBinding | undefined): Meta {
   if (!rest) return {};
   return {
