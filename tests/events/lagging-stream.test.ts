@@ -31,7 +31,7 @@ async function take(subscription: Subscription, count: number): Promise<number[]
   while (ids.length < count) {
     const { value, done } = await subscription.next();
     if (done) break;
-    ids.push((value.data as { id: number }).id);
+    ids.push(value.data.id);
   }
   return ids;
 }
