@@ -6,7 +6,7 @@ import tseslint from 'typescript-eslint';
  * The layers of the service, from the ground up: each may import from itself and the layers
  * below it, never above (docs/architecture.md, "Layers"). Support and storage are both ground:
  * neither imports the other. A relative import that names a higher layer's folder fails lint,
- * type-only imports included.
+ * type-only imports and dynamic `import()` included.
  */
 const LAYERS = [
   { name: 'support', files: ['server/support/**/*.ts'] },
@@ -25,18 +25,23 @@ function forbiddenFolders(index) {
 
 const layerRules = LAYERS.map((layer, index) => {
   const folders = forbiddenFolders(index);
+  const message = `The ${layer.name} layer imports only from itself and the layers below it (docs/architecture.md).`;
+  // esquery's regex literals cannot hold a slash, so the dynamic import's pattern names it \x2F.
+  const upward = `^\\.{1,2}\\x2F(?:.*\\x2F)?(?:${folders.join('|')})\\x2F`;
   return {
     files: layer.files,
     rules: {
       'no-restricted-imports': [
         'error',
+        { patterns: [{ regex: `^\\.{1,2}/(?:.*/)?(?:${folders.join('|')})/`, message }] },
+      ],
+      // `import()` is no import declaration: the rule above does not see it.
+      'no-restricted-syntax': [
+        'error',
+        { selector: `ImportExpression > Literal[value=/${upward}/]`, message },
         {
-          patterns: [
-            {
-              regex: `^\\.{1,2}/(?:.*/)?(?:${folders.join('|')})/`,
-              message: `The ${layer.name} layer imports only from itself and the layers below it (docs/architecture.md).`,
-            },
-          ],
+          selector: `ImportExpression > TemplateLiteral > TemplateElement[value.raw=/${upward}/]`,
+          message,
         },
       ],
     },

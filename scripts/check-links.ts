@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { checkCommentPaths } from './comment-paths.js';
 import { checkMarkdownLinks, checkPathMentions, findMarkdownFiles } from './markdown-links.js';
 
 /**
@@ -8,7 +9,8 @@ import { checkMarkdownLinks, checkPathMentions, findMarkdownFiles } from './mark
  * documentation works in any clone. Every repository path the Markdown names in prose or code
  * (`server/surfaces/http/pipeline/cors.ts`, tests/docs/) must exist too; the rule, which CHANGELOG.md
  * and the benchmark records in bench/results/ follow as well, is written at checkPathMentions
- * in scripts/markdown-links.ts. The README must also stay under 250 lines.
+ * in scripts/markdown-links.ts. So must every repository path a code comment names
+ * (scripts/comment-paths.ts). The README must also stay under 250 lines.
  */
 const root = process.cwd();
 const files = findMarkdownFiles(root);
@@ -23,7 +25,7 @@ if (problems.length > 0) {
   process.stdout.write(`Markdown links: ${files.length} files, every relative link resolves\n`);
 }
 
-const mentions = checkPathMentions(root, files);
+const mentions = [...checkPathMentions(root, files), ...checkCommentPaths(root)];
 for (const { file, line, target, problem } of mentions) {
   process.stderr.write(`${file}:${line}: (${target}) ${problem}\n`);
 }
@@ -34,7 +36,7 @@ if (mentions.length > 0) {
   );
   process.exitCode = 1;
 } else {
-  process.stdout.write(`Repository paths: every path the Markdown names exists\n`);
+  process.stdout.write(`Repository paths: every path the Markdown and code comments name exists\n`);
 }
 
 /** The README is the guide read top to bottom; a subject that grows gets a page in docs/. */

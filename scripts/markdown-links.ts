@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 
 /** Folders that hold no documentation of ours: installed, built, generated or local data. */
-const SKIPPED_DIRECTORIES = new Set([
+export const SKIPPED_DIRECTORIES = new Set([
   'node_modules',
   'dist',
   '.data',
@@ -177,7 +177,7 @@ export function checkMarkdownLinks(root: string, files = findMarkdownFiles(root)
  *   is as misleading as a guide that does.
  * - It counts when it looks like a path: a whole code span (`server/surfaces/http/`, `db/runner.ts`), a
  *   name with an extension (server/main.ts) or a folder written with its trailing `/` (docs/).
- *   Prose such as "client/server" is not a path.
+ *   Two words joined by a slash in prose are not a path.
  * - Paths are named from the repository root. A token right after a word character, `/`,
  *   `.`, `:`, `@` or `-` is not read: URLs, relative paths (`../db/x.ts`), package names and
  *   commit-qualified paths are left alone. So history names a file that is gone with its
@@ -188,10 +188,7 @@ export function checkMarkdownLinks(root: string, files = findMarkdownFiles(root)
  * - Trailing sentence punctuation (`.`, `,`, `;`) is not part of the path.
  */
 export function checkPathMentions(root: string, files = findMarkdownFiles(root)): LinkProblem[] {
-  const folders = readdirSync(root, { withFileTypes: true })
-    .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.'))
-    .map((entry) => entry.name)
-    .filter((name) => !SKIPPED_DIRECTORIES.has(name));
+  const folders = topLevelFolders(root);
   if (folders.length === 0) return [];
   const problems: LinkProblem[] = [];
   for (const file of files) {
@@ -212,6 +209,14 @@ export function checkPathMentions(root: string, files = findMarkdownFiles(root))
   return problems;
 }
 
+/** The folders a repository path may start with: the root's, less hidden and skipped ones. */
+export function topLevelFolders(root: string): string[] {
+  return readdirSync(root, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.'))
+    .map((entry) => entry.name)
+    .filter((name) => !SKIPPED_DIRECTORIES.has(name));
+}
+
 interface PathMention {
   line: number;
   path: string;
@@ -219,8 +224,16 @@ interface PathMention {
 
 const PATH_CHARACTERS = String.raw`[\w.+@*<>/-]`;
 
-/** The repository paths (see checkPathMentions) that a Markdown text names, by line. */
-export function extractPathMentions(markdown: string, folders: readonly string[]): PathMention[] {
+/**
+ * The repository paths (see checkPathMentions) that a Markdown text names, by line. With
+ * `every`, a token counts even without an extension or a trailing `/`, a folder named bare:
+ * code comments name paths, not words joined by a slash.
+ */
+export function extractPathMentions(
+  markdown: string,
+  folders: readonly string[],
+  every = false,
+): PathMention[] {
   const mentions: PathMention[] = [];
   const alternatives = folders.map((name) => name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
   const token = new RegExp(
@@ -239,7 +252,7 @@ export function extractPathMentions(markdown: string, folders: readonly string[]
       const wholeSpan = backtick === '`' && text[end] === '`';
       const path = (match[2] ?? '').replace(/[.,;]+$/, '');
       const last = path.slice(path.lastIndexOf('/') + 1);
-      if (wholeSpan || path.endsWith('/') || /\.[A-Za-z0-9]+$/.test(last)) {
+      if (every || wholeSpan || path.endsWith('/') || /\.[A-Za-z0-9]+$/.test(last)) {
         mentions.push({ line: index + 1, path });
       }
     }
@@ -248,7 +261,7 @@ export function extractPathMentions(markdown: string, folders: readonly string[]
 }
 
 /** Whether root has path; `*` and `<placeholder>` match any name within their segment. */
-function pathExists(root: string, path: string): boolean {
+export function pathExists(root: string, path: string): boolean {
   let candidates = [root];
   for (const segment of path.split('/').filter((part) => part !== '')) {
     if (!/[*<]/.test(segment)) {

@@ -69,7 +69,7 @@ const PET_ID_ORDER_LOCK = 7_246_110_843;
  * pass id 11 while id 10 is still uncommitted and never see it. The lock is taken in the same
  * statement, before the ids are drawn, and held until commit, so the whole group becomes
  * visible at once and in id order. The same statement appends a `pet.created` event for each,
- * its data createdPetData (see appendEvents for the event lock).
+ * its data built in SQL as toPet shapes a pet (see appendEvents for the event lock).
  */
 const insertStatement = statementOf(sql`
   with id_order as (select pg_advisory_xact_lock(${PET_ID_ORDER_LOCK})),

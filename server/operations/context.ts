@@ -1,6 +1,8 @@
 import type { Database } from '../../db/database.js';
 import { DatabaseBudget } from '../../db/deadline.js';
+import type { ApiKeyScope } from '../../db/queries/api-keys.js';
 import type { Principal } from '../domain/auth/authenticator.js';
+import { authorize } from '../domain/auth/authorize.js';
 import type { EventStreams } from '../domain/events/streams.js';
 import { createCursorCodec, DEFAULT_CURSOR_SECRET, type CursorCodec } from './cursor.js';
 
@@ -44,6 +46,19 @@ export interface Context extends Required<
   ifNoneMatch: string | undefined;
   streams: EventStreams | undefined;
   cursors: CursorCodec;
+}
+
+/** What an operation runs with: the request's context, its caller known and allowed. */
+export interface OperationContext extends Context {
+  principal: Principal;
+}
+
+/**
+ * The one step from a request's context to an operation's: the caller must be authenticated
+ * and its key's scope must allow the operation (domain/auth/authorize.ts), else it throws.
+ */
+export function requireCaller(ctx: Context, scope: ApiKeyScope): asserts ctx is OperationContext {
+  authorize(ctx.principal, scope);
 }
 
 const codecs = new Map<string, CursorCodec>();

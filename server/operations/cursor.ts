@@ -1,6 +1,6 @@
 import { createHmac, createSecretKey, timingSafeEqual } from 'node:crypto';
-import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
+import { InvalidError } from '../domain/errors.js';
 
 /**
  * Used when CURSOR_SECRET is not configured. A cursor only grants what the query parameters
@@ -25,11 +25,9 @@ const PayloadSchema = z.strictObject({
 const MAC_BYTES = 16;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
-function badCursor(detail: string, input: string): TRPCError {
+function badCursor(detail: string, input: string): InvalidError {
   // Shaped like a validation failure so the Error body names the `cursor` field in `issues`.
-  return new TRPCError({
-    code: 'BAD_REQUEST',
-    message: `Invalid cursor: ${detail}`,
+  return new InvalidError(`Invalid cursor: ${detail}`, {
     cause: new z.ZodRealError([{ code: 'custom', path: ['cursor'], message: detail, input }]),
   });
 }

@@ -1,14 +1,8 @@
 import type { z } from 'zod';
 import type { ApiKeyScope } from '../../db/queries/api-keys.js';
-import type { Principal } from '../domain/auth/authenticator.js';
 import type { Subscription } from '../domain/events/subscription.js';
-import type { Context } from './context.js';
+import type { OperationContext } from './context.js';
 import type { Tag } from './tags.js';
-
-/** What an operation's handler runs with: the request's context, its caller known. */
-export interface OperationContext extends Context {
-  principal: Principal;
-}
 
 export type Stability = 'stable' | 'beta' | 'experimental';
 

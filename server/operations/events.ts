@@ -7,12 +7,8 @@ import {
   StreamTicketSchema,
   type StreamEventsInput,
 } from '../domain/schemas/event.js';
-import {
-  defineMutation,
-  defineSubscription,
-  type OperationContext,
-  type RestBinding,
-} from './define.js';
+import { defineMutation, defineSubscription, type RestBinding } from './define.js';
+import type { OperationContext } from './context.js';
 
 /**
  * The one stream the service offers, an entry of the registry like every operation: the tRPC

@@ -1,8 +1,7 @@
-import { TRPCError } from '@trpc/server';
 import type { z } from 'zod';
-import { authorize } from '../domain/auth/authorize.js';
-import type { Context } from './context.js';
-import type { Operation, OperationContext } from './define.js';
+import { InvalidError } from '../domain/errors.js';
+import { requireCaller, type Context } from './context.js';
+import type { Operation } from './define.js';
 
 /**
  * Runs an operation for the HTTP surfaces, step for step as its tRPC procedure does (the guard,
@@ -16,19 +15,14 @@ export async function execute<O extends z.ZodType>(
   ctx: Context,
   rawInput: unknown,
 ): Promise<z.output<O>> {
-  authorize(ctx.principal, operation.scope);
+  requireCaller(ctx, operation.scope);
   const input = operation.input.safeParse(rawInput);
-  if (!input.success) throw new TRPCError({ code: 'BAD_REQUEST', cause: input.error });
-  const data: unknown = await ctx.budget.within(() =>
-    operation.handler(ctx as OperationContext, input.data),
-  );
+  if (!input.success) throw new InvalidError('Invalid input', { cause: input.error });
+  const data: unknown = await ctx.budget.within(() => operation.handler(ctx, input.data));
   const output = operation.output.safeParse(data);
   if (!output.success) {
-    throw new TRPCError({
-      code: 'INTERNAL_SERVER_ERROR',
-      message: 'Output validation failed',
-      cause: output.error,
-    });
+    // Not the caller's doing: the surfaces answer it as any unexpected error, a 500.
+    throw new Error('Output validation failed', { cause: output.error });
   }
   return output.data;
 }

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { ApiKeyScope } from '../../db/queries/api-keys.js';
 import type { CursorScope } from './cursor.js';
-import { defineQuery, type Operation, type OperationContext, type RestBinding } from './define.js';
+import type { OperationContext } from './context.js';
+import { defineQuery, type Operation, type RestBinding } from './define.js';
 
 /** What every paged list takes besides its filters. */
 export interface PageQuery {

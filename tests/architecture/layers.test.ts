@@ -3,8 +3,8 @@ import tseslint from 'typescript-eslint';
 import { describe, expect, it } from 'vitest';
 
 /**
- * The lint rule that keeps the layers (eslint.config.js): an import that points up fails,
- * one that points down or stays within its layer passes.
+ * The lint rules that keep the layers (eslint.config.js): an import that points up fails,
+ * whether declared or a dynamic `import()`; one that points down or stays within its layer passes.
  */
 // The files linted here do not exist, so the type-aware rules, which need them in the
 // TypeScript project, are off; the layer rule reads only the import's text.
@@ -12,11 +12,23 @@ const eslint = new ESLint({
   overrideConfig: { ...tseslint.configs.disableTypeChecked, files: ['**/*.ts'] },
 });
 
+const LAYER_RULES = new Set(['no-restricted-imports', 'no-restricted-syntax']);
+
+/** The same module named three ways: a static import, a dynamic one, and one in a template. */
+const FORMS = {
+  static: (specifier: string) => `export * from '${specifier}';\n`,
+  dynamic: (specifier: string) => `export const load = () => import('${specifier}');\n`,
+  template: (specifier: string) => `export const load = () => import(\`${specifier}\`);\n`,
+};
+
 async function layerErrors(filePath: string, specifier: string): Promise<string[]> {
-  const [result] = await eslint.lintText(`export * from '${specifier}';\n`, { filePath });
-  return (result?.messages ?? [])
-    .filter((message) => message.ruleId === 'no-restricted-imports')
-    .map((message) => message.message);
+  const messages = await Promise.all(
+    Object.values(FORMS).map(async (form) => {
+      const [result] = await eslint.lintText(form(specifier), { filePath });
+      return (result?.messages ?? []).filter((message) => LAYER_RULES.has(message.ruleId ?? ''));
+    }),
+  );
+  return messages.flat().map((message) => message.message);
 }
 
 describe('layers', () => {
@@ -27,8 +39,8 @@ describe('layers', () => {
     ['server/domain/events/clock.ts', '../../operations/context.js'],
     ['server/operations/clock.ts', '../surfaces/trpc/init.js'],
     ['server/surfaces/http/clock.ts', '../../process/config.js'],
-  ])('%s may not import %s', async (file, specifier) => {
-    expect(await layerErrors(file, specifier)).toHaveLength(1);
+  ])('%s may not import %s, statically or dynamically', async (file, specifier) => {
+    expect(await layerErrors(file, specifier)).toHaveLength(Object.keys(FORMS).length);
   });
 
   it.each([

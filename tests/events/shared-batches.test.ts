@@ -32,7 +32,7 @@ describe('a batch of changes', () => {
     expect(one).toHaveLength(1);
     expect(one?.[0]).toBe(two?.[0]);
     expect(isFeedBatch(one?.[0] ?? [])).toBe(true);
-    expect(one?.[0]?.map((event) => (event.body.data as { id: number }).id)).toEqual(created);
+    expect(one?.[0]?.map((event) => event.body.data.id)).toEqual(created);
     await Promise.all([first.return(), second.return()]);
   });
 

@@ -1,7 +1,9 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { expect } from 'vitest';
-import { operations } from '../../server/operations/registry.js';
+import type { AnyOperation } from '../../server/operations/define.js';
+import { operations as registry } from '../../server/operations/registry.js';
+import { createRestRouter } from '../../server/surfaces/http/rest/routes.js';
 
 type Json = Record<string, unknown>;
 type Operation = { responses: Record<string, Json> };
@@ -45,19 +47,26 @@ function pointer(...segments: string[]): string {
  * Validates live responses against the OpenAPI document the server itself serves: the status
  * must be documented for the operation, the body must match its schema (JSON Schema 2020-12,
  * as OpenAPI 3.1 uses), and every required header must be present. Requests that match no
- * operation (404, 405) must still carry the Error body.
+ * operation (404, 405) must still carry the Error body. A response is matched to its operation
+ * by the service's own REST router, so a static segment wins over a parameter as it does there.
  */
-export async function loadConformance(origin: string): Promise<Conformance> {
+export async function loadConformance(
+  origin: string,
+  operations: ReadonlyMap<string, AnyOperation> = registry,
+): Promise<Conformance> {
   const response = await fetch(`${origin}/v1/openapi.json`);
   const document = (await response.json()) as Json;
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats.default(ajv);
   ajv.addSchema(document, 'openapi.json');
   const paths = document.paths as Record<string, Record<string, Operation>>;
-  const routes = Object.keys(paths).map((template) => ({
-    template,
-    pattern: new RegExp(`^/v1${template.replace(/\{[^}]+\}/g, '[^/]+')}$`),
-  }));
+  const router = createRestRouter(operations, (route) => route.binding.path);
+  /** The document's path template of an operation the path and method reach, if any. */
+  const templateOf = (method: string, path: string): string | undefined => {
+    if (path !== '/v1' && !path.startsWith('/v1/')) return undefined;
+    const found = router.match(method, path.slice('/v1'.length) || '/');
+    return found.kind === 'found' ? found.endpoint : undefined;
+  };
 
   const sharedHeaders = ((document.components as Json | undefined)?.headers ?? {}) as Record<
     string,
@@ -141,9 +150,9 @@ export async function loadConformance(origin: string): Promise<Conformance> {
       expect(headers.get('content-type'), `${context}: content type`).toMatch(/^application\/json/);
       expect((body as { status?: unknown }).status, `${context}: Error.status`).toBe(status);
     }
-    const route = routes.find((candidate) => candidate.pattern.test(path));
-    const operation = route ? paths[route.template]?.[method.toLowerCase()] : undefined;
-    if (!route || !operation) {
+    const template = templateOf(method, path);
+    const operation = template ? paths[template]?.[method.toLowerCase()] : undefined;
+    if (!template || !operation) {
       expect([401, 404, 405], `${context}: undocumented operation`).toContain(status);
       validate('/components/schemas/Error', body, context);
       return;
@@ -151,7 +160,7 @@ export async function loadConformance(origin: string): Promise<Conformance> {
     const documented = operation.responses[String(status)];
     expect(documented, `${context}: status not documented`).toBeDefined();
     if (documented?.content) {
-      const schemaRef = `/${pointer('paths', route.template, method.toLowerCase(), 'responses', String(status), 'content', 'application/json', 'schema')}`;
+      const schemaRef = `/${pointer('paths', template, method.toLowerCase(), 'responses', String(status), 'content', 'application/json', 'schema')}`;
       validate(schemaRef, body, context);
     } else {
       // 204 and 304 are documented without content: nothing may follow the headers.

@@ -101,7 +101,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   });
   const address = await app.listen(0, '127.0.0.1');
   const origin = `http://127.0.0.1:${address.port}`;
-  const conformance = await loadConformance(origin);
+  const conformance = await loadConformance(origin, options.api?.operations);
   return {
     app,
     database,

@@ -110,19 +110,18 @@ const TRANSPORT = new Set([
   'content-length',
 ]);
 
-/** Ids, versions and times differ between the two servers' pets and orders; the rest may not. */
+/**
+ * Ids, versions and times differ between the two servers' pets, orders and events; the rest may
+ * not. Every id is masked, a number (a pet's) or a string (an event's, a key's).
+ */
 function normalised(text: string): string {
-  return (
-    text
-      .replace(/"(id|petId|orderId)":\d+/g, '"$1":ID')
-      // Event ids are decimal strings.
-      .replace(/"id":"\d+"/g, '"id":"ID"')
-      .replace(/\b(Pet|pet|Order|order|id) \d+/g, '$1 ID')
-      .replace(/\((\d+), (placed|approved)\)/g, '(ID, $2)')
-      .replace(/\\"\d+\.(\d+)\\"/g, '\\"ID.$1\\"')
-      .replace(/"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"/g, '"TIME"')
-      .replace(/"pst_[A-Za-z0-9_-]{43}"/g, '"TICKET"')
-  );
+  return text
+    .replace(/"(id|\w+Id)":(?:\d+|"(?:[^"\\]|\\.)*")/g, '"$1":ID')
+    .replace(/\b(Pet|pet|Order|order|id) \d+/g, '$1 ID')
+    .replace(/\((\d+), (placed|approved)\)/g, '(ID, $2)')
+    .replace(/\\"\d+\.(\d+)\\"/g, '\\"ID.$1\\"')
+    .replace(/"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"/g, '"TIME"')
+    .replace(/"pst_[A-Za-z0-9_-]{43}"/g, '"TICKET"');
 }
 
 async function call(origin: string, { procedure, input, raw, kind, key, headers }: Case) {

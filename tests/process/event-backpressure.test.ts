@@ -135,7 +135,7 @@ describe(`a client that stops reading (${target.kind})`, () => {
       );
       // Cut off once it stayed behind too long, or (when the kernel's buffers took the whole
       // flood) served to the end once it read again: either way nothing lost or repeated. That a
-      // consumer behind too long is cut off is shown exactly in tests/events/lagging-stream.
+      // consumer behind too long is cut off is shown exactly in tests/events/lagging-stream.test.ts.
       for (const { ended, ids } of drained) {
         expect(ids, 'ids ascend, each once').toEqual([...new Set(ids)].sort((a, b) => a - b));
         expect((ids.at(-1) ?? 0) - (ids[0] ?? 1) + 1, 'no gap').toBe(ids.length);

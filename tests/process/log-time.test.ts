@@ -6,7 +6,7 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-/** server/logger.ts formats the date once per second and appends each line's milliseconds. */
+/** server/support/logger.ts formats the date once per second and appends each line's milliseconds. */
 describe('the time of a log line', () => {
   it('is the ISO 8601 instant it was written, to the millisecond, across seconds and days', async () => {
     const { sink, logs } = logSink();

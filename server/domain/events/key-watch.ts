@@ -1,7 +1,7 @@
-import { TRPCError } from '@trpc/server';
 import type { Database } from '../../../db/database.js';
 import { DatabaseBudget } from '../../../db/deadline.js';
 import { revokedApiKeyIds } from '../../../db/queries/api-keys.js';
+import { UnauthenticatedError, type DomainError } from '../errors.js';
 import { summarizeError } from '../../support/error-summary.js';
 import type { Logger } from '../../support/logger.js';
 
@@ -13,15 +13,16 @@ import type { Logger } from '../../support/logger.js';
 export const KEY_CHECK_INTERVAL_MS = 500;
 
 /** The stream's key was revoked: the stream ends (REST) or fails UNAUTHORIZED (tRPC). */
-export class KeyRevokedError extends TRPCError {
+export class KeyRevokedError extends UnauthenticatedError {
+  override name = 'KeyRevokedError';
   constructor(keyId: string) {
-    super({ code: 'UNAUTHORIZED', message: `API key ${keyId} was revoked; its streams ended` });
+    super(`API key ${keyId} was revoked; its streams ended`);
   }
 }
 
 /** What a watched stream is to the watch: something to end. */
 export interface Endable {
-  end(reason: TRPCError): void;
+  end(reason: DomainError): void;
 }
 
 /**

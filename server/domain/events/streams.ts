@@ -1,10 +1,15 @@
-import { TRPCError } from '@trpc/server';
 import type { DatabaseHandle } from '../../../db/client.js';
 import type { DatabaseBudget } from '../../../db/deadline.js';
 import type { EventType } from '../../../db/queries/events.js';
 import type { ServiceMetrics } from '../../support/service-metrics.js';
 import type { Logger } from '../../support/logger.js';
-import { GoneError } from '../../support/errors.js';
+import {
+  DomainError,
+  GoneError,
+  InvalidError,
+  TooManyRequestsError,
+  UnavailableError,
+} from '../errors.js';
 import { EventFeed } from './feed.js';
 import { KeyRevokedError, KeyWatch } from './key-watch.js';
 import { LogPosition } from './log-position.js';
@@ -40,12 +45,12 @@ export interface StreamRequest {
 export const STREAM_RETRY_AFTER_SECONDS = 10;
 
 /** The key already holds its most open streams: 429, with `Retry-After` on REST. */
-export class TooManyStreamsError extends TRPCError {
+export class TooManyStreamsError extends TooManyRequestsError {
+  override name = 'TooManyStreamsError';
   constructor(keyId: string, limit: number) {
-    super({
-      code: 'TOO_MANY_REQUESTS',
-      message: `API key ${keyId} already holds ${limit} open event streams; close one, or retry after ${STREAM_RETRY_AFTER_SECONDS} s`,
-    });
+    super(
+      `API key ${keyId} already holds ${limit} open event streams; close one, or retry after ${STREAM_RETRY_AFTER_SECONDS} s`,
+    );
   }
 }
 
@@ -53,12 +58,10 @@ export class TooManyStreamsError extends TRPCError {
  * The server is shutting down: a stream is refused (503) or ended, and the client comes back
  * and resumes. tRPC's client retries this code by itself, after its EventSource reconnects.
  */
-export class StreamsClosingError extends TRPCError {
+export class StreamsClosingError extends UnavailableError {
+  override name = 'StreamsClosingError';
   constructor() {
-    super({
-      code: 'SERVICE_UNAVAILABLE',
-      message: 'The server is shutting down; reconnect and resume from the last event id received',
-    });
+    super('The server is shutting down; reconnect and resume from the last event id received');
   }
 }
 
@@ -149,7 +152,7 @@ export class EventStreams {
         release();
         // A revoked key's stream ends as an answer (REST) or an error the client reads (tRPC);
         // only a stream cut off for not reading loses its connection.
-        if (reason instanceof TRPCError && !(reason instanceof KeyRevokedError)) {
+        if (reason instanceof DomainError && !(reason instanceof KeyRevokedError)) {
           metrics.streamsCutOff.inc();
           request.onCutOff();
         }
@@ -179,10 +182,9 @@ export class EventStreams {
     // or of one restored from a backup): resuming there would silently skip every event up to it.
     const last = Math.max(await this.log.head(), pruned);
     if (after > last) {
-      throw new TRPCError({
-        code: 'BAD_REQUEST',
-        message: `Event ${after} was never sent: the last event is ${last}; start a new stream without a last event id and read the current state again`,
-      });
+      throw new InvalidError(
+        `Event ${after} was never sent: the last event is ${last}; start a new stream without a last event id and read the current state again`,
+      );
     }
     return after;
   }

@@ -1,9 +1,9 @@
-import { TRPCError } from '@trpc/server';
 import type { EventType } from '../../../db/queries/events.js';
+import { TooManyRequestsError, type DomainError } from '../errors.js';
+import type { EventBody } from '../schemas/event.js';
 import {
   EVENT_PAGE,
   RECENT_EVENTS,
-  type EventBody,
   type EventFeed,
   type FeedEvent,
   type FeedSubscriber,
@@ -36,7 +36,7 @@ export type EventRun = readonly FeedEvent[];
  * Why a stream ends: its consumer closed it, the server is shutting down (the client should
  * come back and resume), or an error for the consumer (cut off for not reading).
  */
-export type EndReason = 'closed' | 'shutdown' | TRPCError;
+export type EndReason = 'closed' | 'shutdown' | DomainError;
 
 /**
  * One stream's view of the event log, as an async iterator of events in id order, each once.
@@ -131,10 +131,9 @@ export class Subscription implements FeedSubscriber, AsyncIterableIterator<Event
 
   private cutOff(why: string): void {
     this.end(
-      new TRPCError({
-        code: 'TOO_MANY_REQUESTS',
-        message: `The stream ${why} and was closed; resume from the last event id received`,
-      }),
+      new TooManyRequestsError(
+        `The stream ${why} and was closed; resume from the last event id received`,
+      ),
     );
   }
 

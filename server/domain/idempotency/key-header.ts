@@ -1,5 +1,5 @@
-import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
+import { InvalidError } from '../errors.js';
 
 export const IDEMPOTENCY_KEY_MAX_CHARACTERS = 255;
 
@@ -18,11 +18,10 @@ export const IdempotencyKeyHeaderSchema = z
   .max(IDEMPOTENCY_KEY_MAX_CHARACTERS)
   .regex(new RegExp(`${QUOTED.source}|${BARE.source}`));
 
-function invalid(): TRPCError {
-  return new TRPCError({
-    code: 'BAD_REQUEST',
-    message: `Invalid Idempotency-Key header: expected 1..${IDEMPOTENCY_KEY_MAX_CHARACTERS} printable ASCII characters, bare (abc) or as a quoted string ("abc")`,
-  });
+function invalid(): InvalidError {
+  return new InvalidError(
+    `Invalid Idempotency-Key header: expected 1..${IDEMPOTENCY_KEY_MAX_CHARACTERS} printable ASCII characters, bare (abc) or as a quoted string ("abc")`,
+  );
 }
 
 /**

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { TRPCError } from '@trpc/server';
 import type { Database } from '../../../db/database.js';
 import { transaction, type Runner } from '../../../db/runner.js';
+import { ConflictError, UnprocessableError } from '../errors.js';
 import {
   findIdempotencyRecord,
   saveIdempotencyRecord,
@@ -53,18 +53,16 @@ export function performIdempotently<T>(
   const requestHash = fingerprint(request.canonicalInput);
   return transaction(db, async (tx) => {
     if (!(await tryLockIdempotencyKey(tx, scope))) {
-      throw new TRPCError({
-        code: 'CONFLICT',
-        message: `A request with Idempotency-Key "${scope.key}" is still in progress; retry after it completes`,
-      });
+      throw new ConflictError(
+        `A request with Idempotency-Key "${scope.key}" is still in progress; retry after it completes`,
+      );
     }
     const record = await findIdempotencyRecord(tx, scope, IDEMPOTENCY_TTL_SECONDS);
     if (record) {
       if (record.operation !== request.operation || record.requestHash !== requestHash) {
-        throw new TRPCError({
-          code: 'UNPROCESSABLE_CONTENT',
-          message: `Idempotency-Key "${scope.key}" was already used with a different request body`,
-        });
+        throw new UnprocessableError(
+          `Idempotency-Key "${scope.key}" was already used with a different request body`,
+        );
       }
       return { ...(record.response as Recorded<T>), replayed: true };
     }

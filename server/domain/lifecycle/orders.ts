@@ -1,5 +1,5 @@
-import { TRPCError } from '@trpc/server';
 import type { Runner } from '../../../db/runner.js';
+import { ConflictError, NotFoundError, UnprocessableError } from '../errors.js';
 import { appendEvents } from '../../../db/queries/events.js';
 import {
   findOrder,
@@ -13,8 +13,8 @@ import { lockPet, updatePetRow } from '../../../db/queries/pet-changes.js';
 import { orderBody, petBody } from './bodies.js';
 import { PET_STATUS_WHEN_ORDER, requireOrderMove } from './transitions.js';
 
-export function orderNotFound(orderId: number): TRPCError {
-  return new TRPCError({ code: 'NOT_FOUND', message: `No order with id ${orderId}` });
+export function orderNotFound(orderId: number): NotFoundError {
+  return new NotFoundError(`No order with id ${orderId}`);
 }
 
 /**
@@ -25,13 +25,10 @@ export function orderNotFound(orderId: number): TRPCError {
 export async function orderPet(tx: Runner, petId: number): Promise<OrderRow> {
   const pet = await lockPet(tx, petId);
   if (!pet) {
-    throw new TRPCError({ code: 'UNPROCESSABLE_CONTENT', message: `No pet with id ${petId}` });
+    throw new UnprocessableError(`No pet with id ${petId}`);
   }
   if (pet.status !== 'available') {
-    throw new TRPCError({
-      code: 'CONFLICT',
-      message: `Pet ${petId} is ${pet.status}, not available`,
-    });
+    throw new ConflictError(`Pet ${petId} is ${pet.status}, not available`);
   }
   const reserved = await updatePetRow(tx, petId, { status: 'pending' });
   const order = await insertOrder(tx, petId);

@@ -1,5 +1,5 @@
-import { TRPCError } from '@trpc/server';
 import type { Runner } from '../../../db/runner.js';
+import { ConflictError, NotFoundError } from '../errors.js';
 import { appendEvents } from '../../../db/queries/events.js';
 import { findOpenOrder } from '../../../db/queries/orders.js';
 import { deletePetRow, lockPet, updatePetRow } from '../../../db/queries/pet-changes.js';
@@ -8,8 +8,8 @@ import { etagOf, requirePreconditions, type Preconditions } from '../versions/et
 import { petBody } from './bodies.js';
 import { requirePetMove } from './transitions.js';
 
-export function petNotFound(petId: number): TRPCError {
-  return new TRPCError({ code: 'NOT_FOUND', message: `No pet with id ${petId}` });
+export function petNotFound(petId: number): NotFoundError {
+  return new NotFoundError(`No pet with id ${petId}`);
 }
 
 /** The pet, locked; preconditions checked against it before "no such pet", as RFC 9110 orders them. */
@@ -23,10 +23,7 @@ async function lockForChange(tx: Runner, petId: number, conditions: Precondition
 async function refuseWhileOrdered(tx: Runner, petId: number, what: string): Promise<void> {
   const order = await findOpenOrder(tx, petId);
   if (!order) return;
-  throw new TRPCError({
-    code: 'CONFLICT',
-    message: `Pet ${petId} has an open order (${order.id}, ${order.status}): ${what}`,
-  });
+  throw new ConflictError(`Pet ${petId} has an open order (${order.id}, ${order.status}): ${what}`);
 }
 
 /**

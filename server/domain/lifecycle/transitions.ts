@@ -1,4 +1,4 @@
-import { TRPCError } from '@trpc/server';
+import { ConflictError } from '../errors.js';
 import type { OrderStatus } from '../../../db/queries/orders.js';
 import type { PetStatus } from '../../../db/queries/pets.js';
 
@@ -23,8 +23,8 @@ export const PET_STATUS_WHEN_ORDER: Partial<Record<OrderStatus, PetStatus>> = {
   cancelled: 'available',
 };
 
-function conflict(message: string): TRPCError {
-  return new TRPCError({ code: 'CONFLICT', message });
+function conflict(message: string): ConflictError {
+  return new ConflictError(message);
 }
 
 /** Refuses a status change the pet's life cycle does not allow; the same status is no change. */

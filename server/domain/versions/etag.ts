@@ -1,4 +1,4 @@
-import { TRPCError } from '@trpc/server';
+import { InvalidError, PreconditionFailedError } from '../errors.js';
 
 /** What an ETag is made of: the resource's id and the version it is at. */
 export interface Versioned {
@@ -66,10 +66,9 @@ export function parseEntityTags(field: string): EntityTags | undefined {
 function tagsOf(name: string, field: string): EntityTags {
   const tags = parseEntityTags(field);
   if (tags) return tags;
-  throw new TRPCError({
-    code: 'BAD_REQUEST',
-    message: `${name} must be * alone or a comma-separated list of entity-tags ("…" or W/"…")`,
-  });
+  throw new InvalidError(
+    `${name} must be * alone or a comma-separated list of entity-tags ("…" or W/"…")`,
+  );
 }
 
 /** Refuses a request whose If-Match or If-None-Match is not RFC 9110's, before it runs. */
@@ -94,13 +93,11 @@ function ifMatchHolds(field: string, current: string | undefined): boolean {
  */
 export function requireIfMatch(field: string | undefined, current: string | undefined): void {
   if (field === undefined || ifMatchHolds(field, current)) return;
-  throw new TRPCError({
-    code: 'PRECONDITION_FAILED',
-    message:
-      current === undefined
-        ? 'If-Match names a version, but the resource does not exist'
-        : `If-Match does not name the current version (${current}); read the resource again`,
-  });
+  throw new PreconditionFailedError(
+    current === undefined
+      ? 'If-Match names a version, but the resource does not exist'
+      : `If-Match does not name the current version (${current}); read the resource again`,
+  );
 }
 
 /**
@@ -131,8 +128,7 @@ export function requirePreconditions(
 ): void {
   requireIfMatch(ifMatch, current);
   if (!ifNoneMatchMatches(ifNoneMatch, current)) return;
-  throw new TRPCError({
-    code: 'PRECONDITION_FAILED',
-    message: `If-None-Match names the current version (${current ?? ''}) or *; nothing changed`,
-  });
+  throw new PreconditionFailedError(
+    `If-None-Match names the current version (${current ?? ''}) or *; nothing changed`,
+  );
 }

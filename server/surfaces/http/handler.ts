@@ -98,7 +98,7 @@ export function createRequestHandler(deps: HandlerDeps) {
   // its cause; never the error's message, which may quote the statement's values.
   const logServerError = (error: TRPCError, state: RequestState) => {
     // Streams ended or refused by a shutdown are the shutdown working, not a failure.
-    if (error instanceof StreamsClosingError) return;
+    if (error.cause instanceof StreamsClosingError) return;
     const message = SERVER_FAILURES[error.code];
     if (!message) return;
     const stack = error.code === 'INTERNAL_SERVER_ERROR';

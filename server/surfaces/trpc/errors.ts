@@ -3,8 +3,8 @@ import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import { TRPC_ERROR_CODES_BY_KEY, type TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import { $ZodError, type $ZodIssue } from 'zod/v4/core';
 import { isDatabaseUnavailable } from '../../../db/errors.js';
+import { DomainError, GoneError, type DomainErrorKind } from '../../domain/errors.js';
 import type { ErrorBody } from '../../domain/schemas/error.js';
-import { GoneError } from '../../support/errors.js';
 
 type Issue = NonNullable<ErrorBody['issues']>[number];
 
@@ -19,10 +19,40 @@ export function contractCode(code: TRPC_ERROR_CODE_KEY): TRPC_ERROR_CODE_KEY {
 }
 
 /**
- * A lost database is a 503 the caller can retry; any other error we did not throw on purpose
- * is a 500; everything else keeps its code.
+ * Each kind of domain error as tRPC's code. tRPC has no code for 410, so Gone travels as
+ * NOT_FOUND, the nearest; errorBody gives the contract's GONE, 410.
+ */
+const TRPC_CODES: Record<DomainErrorKind, TRPC_ERROR_CODE_KEY> = {
+  invalid: 'BAD_REQUEST',
+  unauthenticated: 'UNAUTHORIZED',
+  forbidden: 'FORBIDDEN',
+  'not-found': 'NOT_FOUND',
+  gone: 'NOT_FOUND',
+  conflict: 'CONFLICT',
+  'precondition-failed': 'PRECONDITION_FAILED',
+  unprocessable: 'UNPROCESSABLE_CONTENT',
+  'too-many-requests': 'TOO_MANY_REQUESTS',
+  unavailable: 'SERVICE_UNAVAILABLE',
+};
+
+/** The domain error behind a failure: thrown as it is, or wrapped by tRPC as an internal error. */
+function domainErrorOf(cause: unknown): DomainError | undefined {
+  if (cause instanceof DomainError) return cause;
+  const wrapped =
+    cause instanceof TRPCError && cause.code === 'INTERNAL_SERVER_ERROR' ? cause.cause : undefined;
+  return wrapped instanceof DomainError ? wrapped : undefined;
+}
+
+/**
+ * The one mapping of a failure to tRPC's error, which both surfaces answer from: a domain
+ * error becomes its code; a lost database is a 503 the caller can retry; any other error we
+ * did not throw on purpose is a 500; a tRPC error keeps its code.
  */
 export function toTRPCError(cause: unknown): TRPCError {
+  const domain = domainErrorOf(cause);
+  if (domain) {
+    return new TRPCError({ code: TRPC_CODES[domain.kind], message: domain.message, cause: domain });
+  }
   const unexpected = !(cause instanceof TRPCError) || cause.code === 'INTERNAL_SERVER_ERROR';
   if (unexpected && isDatabaseUnavailable(cause)) {
     return new TRPCError({
@@ -47,8 +77,10 @@ function flattenIssue(issue: $ZodIssue): Issue[] {
   return [{ path, message: issue.message }];
 }
 
+/** The fields a validation failure names: tRPC's own, or a domain error's zod cause. */
 function validationIssues(error: TRPCError): Issue[] | undefined {
-  return error.cause instanceof $ZodError ? error.cause.issues.flatMap(flattenIssue) : undefined;
+  const cause = error.cause instanceof DomainError ? error.cause.cause : error.cause;
+  return cause instanceof $ZodError ? cause.issues.flatMap(flattenIssue) : undefined;
 }
 
 /**
@@ -56,7 +88,8 @@ function validationIssues(error: TRPCError): Issue[] | undefined {
  * internal message: it may hold SQL, paths or library text; the log has the detail.
  */
 export function errorBody(error: TRPCError): ErrorBody {
-  if (error instanceof GoneError) return { code: 'GONE', message: error.message, status: 410 };
+  if (error.cause instanceof GoneError)
+    return { code: 'GONE', message: error.message, status: 410 };
   const status = getHTTPStatusCodeFromError(error);
   const code = contractCode(error.code);
   const issues = validationIssues(error);

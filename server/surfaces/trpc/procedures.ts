@@ -1,14 +1,13 @@
 import { tracked } from '@trpc/server';
 import type { z } from 'zod';
 import type { ApiKeyScope } from '../../../db/queries/api-keys.js';
-import { authorize } from '../../domain/auth/authorize.js';
 import type {
   AnyOperation,
   Operation,
-  OperationContext,
   RestBinding,
   StreamOperation,
 } from '../../operations/define.js';
+import { requireCaller, type OperationContext } from '../../operations/context.js';
 import { openWithin, StreamsClosingError } from '../../domain/events/streams.js';
 import { toTRPCError } from './errors.js';
 import { middleware, procedure, type Meta } from './init.js';
@@ -16,25 +15,25 @@ import { middleware, procedure, type Meta } from './init.js';
 /**
  * The guard every operation's procedure runs first: the caller and its scope, then the rest of
  * the call within the request's database budget, so that a lost or hung database is a 503 in
- * time rather than a 500 or a hang.
+ * time rather than a 500 or a hang. Whatever fails leaves it as tRPC's error (toTRPCError).
  */
 function guard(scope: ApiKeyScope) {
   return middleware(async ({ ctx, next }) => {
-    const principal = authorize(ctx.principal, scope);
-    const result = await ctx.budget
-      .within(() => next({ ctx: { principal } }))
-      .catch((error: unknown) => {
-        throw toTRPCError(error);
-      });
-    if (!result.ok) {
-      const classified = toTRPCError(result.error);
-      if (classified !== result.error) throw classified;
+    try {
+      requireCaller(ctx, scope);
+      const result = await ctx.budget.within(() => next({ ctx: { principal: ctx.principal } }));
+      if (!result.ok) {
+        const classified = toTRPCError(result.error);
+        if (classified !== result.error) throw classified;
+      }
+      return result;
+    } catch (error) {
+      throw toTRPCError(error);
     }
-    return result;
   });
 }
 
-/** trpc-to-openapi's view of a REST binding; what it cannot express is added in server/openapi. */
+/** trpc-to-openapi's view of a REST binding; what it cannot express is added in server/surfaces/openapi/. */
 function openApiMeta(rest: RestBinding | undefined): Meta {
   if (!rest) return {};
   return {
@@ -132,6 +131,9 @@ export function subscriptionProcedure<I extends z.ZodType>(stream: StreamOperati
         try {
           for await (const event of events) yield tracked(event.id, event);
           if (events.endedByShutdown) throw new StreamsClosingError();
+        } catch (error) {
+          // tRPC would send a domain error as a 500: it ends the stream with its own code.
+          throw toTRPCError(error);
         } finally {
           signal?.removeEventListener('abort', stop);
           await events.return();

@@ -1,12 +1,13 @@
 import type { ServerResponse } from 'node:http';
 import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
-import { authorize } from '../../../domain/auth/authorize.js';
-import { isFeedBatch, type EventBody } from '../../../domain/events/feed.js';
+import { isFeedBatch } from '../../../domain/events/feed.js';
+import type { EventBody } from '../../../domain/schemas/event.js';
 import { KeyRevokedError } from '../../../domain/events/key-watch.js';
 import { openWithin } from '../../../domain/events/streams.js';
 import type { EventRun } from '../../../domain/events/subscription.js';
-import type { OperationContext, RestBinding, StreamOperation } from '../../../operations/define.js';
+import { requireCaller } from '../../../operations/context.js';
+import type { RestBinding, StreamOperation } from '../../../operations/define.js';
 import type { Call, Endpoint } from '../pipeline/endpoint.js';
 import { checkedQuery } from './input.js';
 
@@ -94,11 +95,11 @@ function writable(res: ServerResponse): Promise<void> {
 }
 
 async function serve(stream: StreamOperation, { req, res, state, ctx }: Call): Promise<void> {
-  authorize(ctx.principal, stream.scope);
+  requireCaller(ctx, stream.scope);
   const input = inputOf(stream, state.query, req.headers['last-event-id'] as string | undefined);
   const client = { gone: false };
   res.once('close', () => (client.gone = true));
-  const events = await openWithin(ctx.budget, () => stream.open(ctx as OperationContext, input));
+  const events = await openWithin(ctx.budget, () => stream.open(ctx, input));
   // A client that left while the stream opened is gone already: its 'close' will not come again.
   if (client.gone) {
     await events.return();
