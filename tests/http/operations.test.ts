@@ -26,16 +26,16 @@ describe('headers on every response', () => {
     expect(response.headers.get('x-request-id')).toMatch(UUID);
   });
 
-  it.each([
-    ['HEAD', `/trpc/pets.list?input=${encodeURIComponent('{}')}`],
-    ['GET', `/trpc/pets.list?batch=1&input=${encodeURIComponent('{"0":{}}')}`],
-  ])("%s %s, answered by tRPC's adapter, carries them and no-store too", async (method, path) => {
-    const response = await fetch(`${server.origin}${path}`, { method, headers: bearer });
-    expect(response.status).toBeLessThan(300);
-    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
-    expect(response.headers.get('x-request-id')).toMatch(UUID);
-    expect(response.headers.get('cache-control')).toBe('no-store');
-  });
+  it.each([['GET', `/trpc/pets.list?batch=1&input=${encodeURIComponent('{"0":{}}')}`]])(
+    "%s %s, answered by tRPC's adapter, carries them and no-store too",
+    async (method, path) => {
+      const response = await fetch(`${server.origin}${path}`, { method, headers: bearer });
+      expect(response.status).toBeLessThan(300);
+      expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(response.headers.get('x-request-id')).toMatch(UUID);
+      expect(response.headers.get('cache-control')).toBe('no-store');
+    },
+  );
 
   it.each([
     ['a REST answer', '/v1/pets', bearer],
