@@ -31,11 +31,16 @@ const call = (index: number, path: string, options: { method?: string; body?: un
     timeoutMs: 15_000,
   });
 
-/** Statements of this database's clients that wait on a lock or run inside a transaction. */
+/**
+ * What is left of the PATCHes on the server: a statement still waiting on the locker, or a
+ * transaction begun before the PATCHes' deadline and left open. An unrelated create waiting a
+ * moment on another create's advisory lock is neither.
+ */
 const busyStatements = (lockerPid: number) => direct<{ state: string; query: string }[]>`
   select state, query from pg_stat_activity
   where datname = current_database() and pid not in (pg_backend_pid(), ${lockerPid})
-    and (wait_event_type = 'Lock' or state like 'idle in transaction%')`;
+    and (${lockerPid} = any(pg_blocking_pids(pid))
+      or (state like 'idle in transaction%' and xact_start < now() - interval '3 seconds'))`;
 
 /** Requests that do not touch the locked pet, one after another on each instance until `done`. */
 async function unrelatedUntil(done: { value: boolean }): Promise<TimedAnswer[]> {
