@@ -1,7 +1,6 @@
-import { setTimeout } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createChildDatabase, type ChildDatabase } from '../helpers/child-database.js';
-import { spawnServer, type ChildServer } from '../helpers/child-server.js';
+import { settledRssMiB, spawnServer, type ChildServer } from '../helpers/child-server.js';
 import { percentile } from '../helpers/load.js';
 import { TEST_KEY } from '../helpers/server.js';
 import { timedRequest } from '../helpers/timed-request.js';
@@ -10,17 +9,13 @@ import { timedRequest } from '../helpers/timed-request.js';
 const CLIENTS = 500;
 const REQUESTS_EACH = 2;
 /**
- * Growth of resident memory over the warmed, settled server. Generous; a per-connection leak would
- * blow past it. Neither the start nor the first burst of work can be the baseline: PGlite's first
- * start (initdb) peaks near 940 MiB, and on Node 24 V8 recompiles the embedded database's hot
- * WebAssembly functions with its optimising compiler once they have run a while, which takes a
- * few hundred MiB for a second or two (none with `--liftoff-only`).
+ * Growth of resident memory over the warmed, settled server (settledRssMiB says why neither the
+ * start nor the first burst of work can be the baseline). Generous; a per-connection leak would
+ * blow past it.
  */
 const MAX_GROWTH_MIB = 256;
 const SAMPLE_EVERY_MS = 50;
 const WARM_UP_CLIENTS = 100;
-/** Resident memory counts as settled once it moved less than this over the last second. */
-const SETTLED_MIB = 4;
 
 let database: ChildDatabase;
 let server: ChildServer;
@@ -60,23 +55,12 @@ async function storm(clients: number) {
   return outcomes.flat();
 }
 
-async function settledRssMiB(): Promise<number> {
-  const samples = [server.rssMiB()];
-  for (;;) {
-    await setTimeout(250);
-    const now = server.rssMiB();
-    samples.push(now);
-    const secondAgo = samples[samples.length - 5];
-    if (secondAgo !== undefined && Math.abs(now - secondAgo) < SETTLED_MIB) return now;
-  }
-}
-
 describe(`overload: ${CLIENTS} concurrent clients`, () => {
   it('degrades latency, answers nothing but successes or 503/429, stays bounded in memory and healthy', async ({
     annotate,
   }) => {
     await storm(WARM_UP_CLIENTS);
-    const baselineMiB = await settledRssMiB();
+    const baselineMiB = await settledRssMiB(server);
     const idle = await call('/v1/pets?limit=5');
     expect(idle.status).toBe(200);
     let peakMiB = baselineMiB;

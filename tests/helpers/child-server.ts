@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { startNodeFlags } from '../../scripts/start-flags.js';
 
@@ -171,4 +172,24 @@ export function firstStartOnTerminal(dataDir: string): Promise<string> {
       resolve(output);
     });
   });
+}
+
+/** Resident memory counts as settled once it moved less than this over the last second. */
+const SETTLED_MIB = 4;
+
+/**
+ * The server's resident memory once it stopped moving: the baseline of a memory bound. Take it
+ * after some work of the kind measured, never right after a start: on Node 24 V8 recompiles the
+ * embedded database's hot WebAssembly functions with its optimising compiler once they have run
+ * a while, which holds a few hundred MiB for a second or two (none with `--liftoff-only`).
+ */
+export async function settledRssMiB(server: Pick<ChildServer, 'rssMiB'>): Promise<number> {
+  const samples = [server.rssMiB()];
+  for (;;) {
+    await sleep(250);
+    const now = server.rssMiB();
+    samples.push(now);
+    const secondAgo = samples[samples.length - 5];
+    if (secondAgo !== undefined && Math.abs(now - secondAgo) < SETTLED_MIB) return now;
+  }
 }
