@@ -2,12 +2,13 @@ import { and, desc, eq, lt, sql } from 'drizzle-orm';
 import type { Database } from '../database.js';
 import { runnerOf, statementOf } from '../runner.js';
 import { events, webhookDeliveries } from '../schema.js';
+import type { EventType } from './events.js';
 import type { DeliveryStatus } from './webhook-deliveries.js';
 
 export interface DeliveryRow {
   id: number;
   eventId: number;
-  type: string;
+  type: EventType;
   status: DeliveryStatus;
   attempts: number;
   lastAttemptAt: Date | null;
@@ -20,7 +21,11 @@ export interface DeliveryRow {
 export function deliveryPage(
   db: Database,
   endpointId: string,
-  { status, before, limit }: { status?: DeliveryStatus | undefined; before?: number; limit: number },
+  {
+    status,
+    before,
+    limit,
+  }: { status?: DeliveryStatus | undefined; before?: number; limit: number },
 ): Promise<DeliveryRow[]> {
   const d = webhookDeliveries;
   return db

@@ -2,6 +2,7 @@ import type { Database } from '../../db/database.js';
 import { DatabaseBudget } from '../../db/deadline.js';
 import type { Principal } from '../domain/auth/authenticator.js';
 import type { EventStreams } from '../domain/events/streams.js';
+import { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from '../domain/webhooks/settings.js';
 import { createCursorCodec, DEFAULT_CURSOR_SECRET, type CursorCodec } from './cursor.js';
 
 export interface ContextOptions {
@@ -34,6 +35,8 @@ export interface ContextOptions {
   closeConnection?: () => void;
   /** Tells the event streams of every process that a change committed. */
   notifyChange?: () => void;
+  /** The webhook operations' settings; the defaults refuse private addresses. */
+  webhooks?: WebhookSettings;
 }
 
 export interface Context extends Required<
@@ -72,6 +75,7 @@ export function createContextInner(options: ContextOptions): Context {
     streams: options.streams,
     closeConnection: options.closeConnection ?? (() => undefined),
     notifyChange: options.notifyChange ?? (() => undefined),
+    webhooks: options.webhooks ?? DEFAULT_WEBHOOK_SETTINGS,
     cursors: cursorCodecFor(options.cursorSecret ?? DEFAULT_CURSOR_SECRET),
   };
 }

@@ -1,3 +1,4 @@
+import type { WebhookSettings } from '../domain/webhooks/settings.js';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AnyTRPCRouter } from '@trpc/server';
@@ -63,6 +64,8 @@ export interface AppOptions extends RequestLimitOptions, Omit<BackgroundJobOptio
    * it, which the wire test compares against.
    */
   trpcFastPath?: boolean;
+  /** WEBHOOK_ALLOW_PRIVATE and the clock of rotations; production's defaults when absent. */
+  webhooks?: WebhookSettings;
 }
 
 const DEFAULT_MAX_BATCH_CALLS = 20;
@@ -135,6 +138,7 @@ export function createApp(options: AppOptions): App {
     cursorSecret: options.cursorSecret,
     trpcFastPath: useTrpcFastPath(options.trpcFastPath ?? true, logger),
     maxBatchCalls: options.maxBatchCalls ?? DEFAULT_MAX_BATCH_CALLS,
+    webhooks: options.webhooks,
   });
   const jobs = startBackgroundJobs({ ...options, tickets: streams.tickets });
   const http = createHttpServer(handler, options.timeouts);
