@@ -40,6 +40,19 @@ const fanOutStatement = statementOf(sql`
   )
   select (select count(*) from inserted)::int, (select count(*) from moved)::int`);
 
+const fanOutNeededStatement = statementOf(sql`
+  select exists (select 1 from webhook_endpoints
+    where fanned_out_through < (select coalesce(max(id), 0) from events))`);
+
+/**
+ * Whether some endpoint's cursor is behind the log: asked before the fan-out, so that an idle
+ * service never takes the log's barrier, which writers would wait on.
+ */
+export async function fanOutNeeded(db: Database): Promise<boolean> {
+  const [row] = await runnerOf(db).rows(fanOutNeededStatement);
+  return row?.[0] === true;
+}
+
 /**
  * Makes the deliveries of the events after each endpoint's cursor, at most `limit` events per
  * endpoint, and advances the cursors. Past the same barrier as the event feed, so no event

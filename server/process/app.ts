@@ -31,7 +31,8 @@ export interface Api {
 }
 
 /** With the rate limits' options and the background jobs' (retention, maintenance). */
-export interface AppOptions extends RequestLimitOptions, Omit<BackgroundJobOptions, 'tickets'> {
+export interface AppOptions
+  extends RequestLimitOptions, Omit<BackgroundJobOptions, 'tickets' | 'metrics'> {
   api?: Api;
   /**
    * False while the start-up work (migrations, the key check) waits for the database: every
@@ -140,7 +141,15 @@ export function createApp(options: AppOptions): App {
     maxBatchCalls: options.maxBatchCalls ?? DEFAULT_MAX_BATCH_CALLS,
     webhooks: options.webhooks,
   });
-  const jobs = startBackgroundJobs({ ...options, tickets: streams.tickets });
+  const jobs = startBackgroundJobs({
+    ...options,
+    tickets: streams.tickets,
+    metrics,
+    webhookDelivery: {
+      ...(options.webhooks && { allowPrivate: options.webhooks.allowPrivate }),
+      ...options.webhookDelivery,
+    },
+  });
   const http = createHttpServer(handler, options.timeouts);
 
   return {
@@ -153,7 +162,7 @@ export function createApp(options: AppOptions): App {
       http.stopKeepingAlive();
       // Streams never finish by themselves: they end now, so their connections can close.
       await streams.close();
-      jobs.stop();
+      await jobs.stop();
       notifier.stop();
       await http.close(graceMs);
       await limits.close();
