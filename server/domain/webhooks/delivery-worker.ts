@@ -43,7 +43,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): { stop(): P
   const { db, logger, metrics } = options;
   const agent = createDeliveryAgent(options.allowPrivate);
   // Long enough for the attempt and for recording it, so a live worker keeps its lease.
-  const leaseSeconds = (options.timeoutMs * 2) / 1000 + 10;
+  const leaseSeconds = (options.timeoutMs * 2) / 1000 + 5;
   let inFlight = 0;
   let stopped = false;
   let failing = false;
