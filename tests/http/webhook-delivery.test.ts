@@ -1,3 +1,5 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventsAfter } from '../../db/queries/events.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -57,6 +59,30 @@ async function eventually<T>(read: () => Promise<T>, ok: (value: T) => boolean):
   }
 }
 
+interface WebhookOperation {
+  parameters: { name: string }[];
+}
+
+/** Each request as the served document's top-level `webhooks` describes its type. */
+async function expectDocumented(s: TestServer, r: Receiver) {
+  const document = (await (await fetch(`${s.baseUrl}/openapi.json`)).json()) as {
+    webhooks: Record<string, { post: WebhookOperation }>;
+  };
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats.default(ajv);
+  ajv.addSchema(document, 'openapi.json');
+  for (const { headers, body } of r.received) {
+    const parsed = JSON.parse(body) as { type: string };
+    const validate = ajv.getSchema(
+      `openapi.json#/webhooks/${parsed.type}/post/requestBody/content/application~1json/schema`,
+    );
+    expect(validate?.(parsed), `${body} ${ajv.errorsText(validate?.errors)}`).toBe(true);
+    for (const { name } of document.webhooks[parsed.type]?.post.parameters ?? []) {
+      expect(headers[name], name).toBeTruthy();
+    }
+  }
+}
+
 describe('webhook delivery', () => {
   it('sends every event type to every subscribed endpoint, signed, with the stream body', async () => {
     const s = await server();
@@ -91,6 +117,7 @@ describe('webhook delivery', () => {
       ),
     );
     expect(all.received[0]?.headers['user-agent']).toBe('petstore-webhooks/1.0');
+    await expectDocumented(s, all);
   });
 
   it('retries a 500 on the schedule: three failures, then the 4th attempt succeeds', async () => {
