@@ -22,6 +22,8 @@ export interface BackgroundJobOptions {
   /** Seconds between the embedded database's maintenance rounds (PGLITE_MAINTENANCE_INTERVAL). */
   maintenanceIntervalSeconds?: number | undefined;
   metrics: ServiceMetrics;
+  /** False until the start-up work ran on the database; webhook delivery waits for it. */
+  prepared?: (() => boolean) | undefined;
   /** How webhooks are delivered; production's settings where absent. */
   webhookDelivery?: Partial<WebhookDeliverySettings> | undefined;
 }
@@ -83,6 +85,7 @@ export function startBackgroundJobs(options: BackgroundJobOptions): { stop(): Pr
     metrics: options.metrics,
     ...DEFAULT_WEBHOOK_DELIVERY,
     ...options.webhookDelivery,
+    prepared: options.prepared ?? (() => true),
   });
   return {
     stop: async () => {

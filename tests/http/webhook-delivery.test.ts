@@ -1,6 +1,8 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterEach, describe, expect, it } from 'vitest';
+import { sql } from 'drizzle-orm';
+import { executeRows } from '../../db/database.js';
 import { eventsAfter } from '../../db/queries/events.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { startReceiver, type Behaviour, type Receiver } from '../helpers/webhook-receiver.js';
@@ -165,6 +167,23 @@ describe('webhook delivery', () => {
     await createPet(s);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(gone.count()).toBe(1);
+  });
+
+  it('disables an endpoint whose deliveries have all failed for 5 days', async () => {
+    const s = await server();
+    const failing = await receiver(() => 500);
+    const hook = await register(s, failing.url);
+    await executeRows(
+      s.database.handle.db,
+      sql`update webhook_endpoints set failing_since = now() - interval '5 days 1 minute'
+        where id = ${hook.id}`,
+    );
+    await createPet(s);
+    const read = await eventually(
+      async () => (await s.api<{ enabled: boolean }>('GET', `/v1/webhooks/${hook.id}`)).body,
+      (endpoint) => !endpoint.enabled,
+    );
+    expect(read.enabled).toBe(false);
   });
 
   it('times out a black-holed endpoint while a healthy one keeps receiving within 1 s', async () => {

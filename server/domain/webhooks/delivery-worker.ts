@@ -31,6 +31,8 @@ export interface DeliveryWorkerOptions {
   pollMs: number;
   /** Deliveries this process has in flight at most, over every endpoint. */
   maxInFlight: number;
+  /** False until the database's migrations ran: the worker waits for its tables. */
+  prepared: () => boolean;
 }
 
 /**
@@ -97,6 +99,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): { stop(): P
   }
 
   async function round(): Promise<boolean> {
+    if (!options.prepared()) return false;
     if (await fanOutNeeded(db)) await fanOutEvents(db, FAN_OUT_BATCH);
     const free = options.maxInFlight - inFlight;
     if (free <= 0) return false;
@@ -126,6 +129,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): { stop(): P
   }
 
   const depth = setInterval(() => {
+    if (!options.prepared()) return;
     queueDepths(db).then((depths) => {
       metrics.webhookQueueDepth.reset();
       for (const [endpoint, count] of depths) metrics.webhookQueueDepth.set({ endpoint }, count);
