@@ -18,6 +18,7 @@ import { attemptDelivery, createDeliveryAgent } from './sender.js';
 const FAILING_LIMIT_MS = 5 * 86_400_000;
 const FAN_OUT_BATCH = 500;
 const DEPTH_INTERVAL_MS = 5_000;
+const STOP_GRACE_MS = 2_000;
 
 export interface DeliveryWorkerOptions {
   db: Database;
@@ -137,14 +138,19 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): { stop(): P
   }, DEPTH_INTERVAL_MS);
   depth.unref();
 
+  // Attempts still running after a short grace are cut off: unrecorded, their leases run out
+  // and they are sent again (same webhook-id), rather than holding a shutdown for 15 s.
+  async function finish() {
+    stopped = true;
+    clearTimeout(timer);
+    clearInterval(depth);
+    const grace = new Promise((resolve) => setTimeout(resolve, STOP_GRACE_MS).unref());
+    await Promise.race([Promise.allSettled([...running]), grace]);
+    await agent.destroy();
+  }
+
   wake(0);
-  return {
-    stop: async () => {
-      stopped = true;
-      clearTimeout(timer);
-      clearInterval(depth);
-      await Promise.allSettled([...running]);
-      await agent.close();
-    },
-  };
+  // An app may be closed twice; the agent may be closed once.
+  let stopping: Promise<void> | undefined;
+  return { stop: () => (stopping ??= finish()) };
 }
