@@ -36,6 +36,8 @@ const POOLED_TESTS = [
   'tests/faults/store-concurrency.test.ts',
   'tests/faults/pooler.test.ts',
   'tests/faults/locked-row.test.ts',
+  'tests/faults/webhook-crash.test.ts',
+  'tests/http/webhook-delivery.test.ts',
   'tests/faults/pooler-burst.test.ts',
   'tests/faults/reconnect-storm.test.ts',
   'tests/faults/database-cut.test.ts',

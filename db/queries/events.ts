@@ -115,8 +115,16 @@ export async function prunedThrough(db: Database): Promise<number> {
 
 const pruneStatement = statementOf(sql`
   with oldest as (
-    select id from events
+    select id from events ev
     where occurred_at < now() - make_interval(secs => ${sql.placeholder('retentionSeconds')}::int)
+      -- id + 0: a filter on the rows the occurred_at index hands over; on id itself, the
+      -- planner combined both indexes into a bitmap and read every expired event per batch.
+      and id + 0 <= (select coalesce(min(fanned_out_through), ${Number.MAX_SAFE_INTEGER})
+        from webhook_endpoints where enabled)
+      -- Asked per candidate, through webhook_deliveries_event_idx.
+      and not (select exists (
+        select 1 from webhook_deliveries d join webhook_endpoints w on w.id = d.endpoint_id
+        where d.event_id = ev.id and d.status = 'pending' and w.enabled))
     order by occurred_at limit ${sql.placeholder('batchSize')}::int
   ),
   deleted as (delete from events where id = any(array(select id from oldest)) returning id),
@@ -130,7 +138,9 @@ const pruneStatement = statementOf(sql`
 
 /**
  * Deletes at most `batchSize` events older than the retention, oldest first, and records the
- * highest id deleted, in one statement. Returns how many went. The batch is found through
+ * highest id deleted, in one statement. An event an enabled webhook endpoint still needs is
+ * kept: one not yet fanned out to it, or with a delivery to it still pending
+ * (docs/webhooks.md); a disabled endpoint holds nothing back. Returns how many went. The batch is found through
  * events_occurred_at_idx in time order, so it reads only the rows it deletes: ordered by id
  * and filtered on time, it walked every kept event before finding there was nothing to do.
  * Ids and times agree but for transactions that overlapped, so an event a moment younger than

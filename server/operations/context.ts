@@ -4,6 +4,7 @@ import type { ApiKeyScope } from '../../db/queries/api-keys.js';
 import type { Principal } from '../domain/auth/authenticator.js';
 import { authorize } from '../domain/auth/authorize.js';
 import type { EventStreams } from '../domain/events/streams.js';
+import { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from '../domain/webhooks/settings.js';
 import { createCursorCodec, DEFAULT_CURSOR_SECRET, type CursorCodec } from './cursor.js';
 
 export interface ContextOptions {
@@ -36,6 +37,8 @@ export interface ContextOptions {
   closeConnection?: () => void;
   /** Tells the event streams of every process that a change committed. */
   notifyChange?: () => void;
+  /** The webhook operations' settings; the defaults refuse private addresses. */
+  webhooks?: WebhookSettings;
 }
 
 export interface Context extends Required<
@@ -87,6 +90,7 @@ export function createContextInner(options: ContextOptions): Context {
     streams: options.streams,
     closeConnection: options.closeConnection ?? (() => undefined),
     notifyChange: options.notifyChange ?? (() => undefined),
+    webhooks: options.webhooks ?? DEFAULT_WEBHOOK_SETTINGS,
     cursors: cursorCodecFor(options.cursorSecret ?? DEFAULT_CURSOR_SECRET),
   };
 }

@@ -28,7 +28,7 @@ export interface RestBinding {
   description: string;
   tags: Tag[];
   stability: Stability;
-  successStatus: 200 | 201 | 204;
+  successStatus: 200 | 201 | 202 | 204;
   successDescription: string;
   errorResponses: Partial<Record<ErrorStatus, string>>;
   /** A GET whose answer carries an ETag, answered 304 when If-None-Match matches it. */

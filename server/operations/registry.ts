@@ -6,6 +6,19 @@ import { deletePet, updatePet } from './pet-changes.js';
 import { listPetHistory } from './pet-history.js';
 import { createPet, getPet, listPets } from './pets.js';
 import { getInventory } from './store.js';
+import {
+  listWebhookDeliveries,
+  replayWebhook,
+  retryWebhookDelivery,
+} from './webhook-deliveries.js';
+import {
+  createWebhook,
+  deleteWebhook,
+  getWebhook,
+  listWebhooks,
+  rotateWebhookSecret,
+  updateWebhook,
+} from './webhooks.js';
 
 /**
  * The registry: every operation, the event stream included, under its tRPC path (`pets.get`).
@@ -40,6 +53,18 @@ export const registry = {
   events: {
     ticket: createStreamTicket,
     onChange: streamEvents,
+  },
+  /** Beta: endpoints that every change is pushed to, and their deliveries. */
+  webhooks: {
+    ...pagedEntries('list', listWebhooks),
+    create: createWebhook,
+    get: getWebhook,
+    update: updateWebhook,
+    delete: deleteWebhook,
+    rotateSecret: rotateWebhookSecret,
+    ...pagedEntries('deliveries', listWebhookDeliveries),
+    retryDelivery: retryWebhookDelivery,
+    replay: replayWebhook,
   },
 } satisfies Record<string, Record<string, AnyOperation>>;
 

@@ -1,3 +1,4 @@
+import type { WebhookSettings } from '../domain/webhooks/settings.js';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AnyTRPCRouter } from '@trpc/server';
@@ -30,7 +31,8 @@ export interface Api {
 }
 
 /** With the rate limits' options and the background jobs' (retention, maintenance). */
-export interface AppOptions extends RequestLimitOptions, Omit<BackgroundJobOptions, 'tickets'> {
+export interface AppOptions
+  extends RequestLimitOptions, Omit<BackgroundJobOptions, 'tickets' | 'metrics'> {
   api?: Api;
   /**
    * False while the start-up work (migrations, the key check) waits for the database: every
@@ -63,6 +65,8 @@ export interface AppOptions extends RequestLimitOptions, Omit<BackgroundJobOptio
    * it, which the wire test compares against.
    */
   trpcFastPath?: boolean;
+  /** WEBHOOK_ALLOW_PRIVATE and the clock of rotations; production's defaults when absent. */
+  webhooks?: WebhookSettings;
 }
 
 const DEFAULT_MAX_BATCH_CALLS = 20;
@@ -135,8 +139,17 @@ export function createApp(options: AppOptions): App {
     cursorSecret: options.cursorSecret,
     trpcFastPath: useTrpcFastPath(options.trpcFastPath ?? true, logger),
     maxBatchCalls: options.maxBatchCalls ?? DEFAULT_MAX_BATCH_CALLS,
+    webhooks: options.webhooks,
   });
-  const jobs = startBackgroundJobs({ ...options, tickets: streams.tickets });
+  const jobs = startBackgroundJobs({
+    ...options,
+    tickets: streams.tickets,
+    metrics,
+    webhookDelivery: {
+      ...(options.webhooks && { allowPrivate: options.webhooks.allowPrivate }),
+      ...options.webhookDelivery,
+    },
+  });
   const http = createHttpServer(handler, options.timeouts);
 
   return {
@@ -149,7 +162,7 @@ export function createApp(options: AppOptions): App {
       http.stopKeepingAlive();
       // Streams never finish by themselves: they end now, so their connections can close.
       await streams.close();
-      jobs.stop();
+      await jobs.stop();
       notifier.stop();
       await http.close(graceMs);
       await limits.close();

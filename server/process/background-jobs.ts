@@ -3,6 +3,9 @@ import { events, idempotencyKeys, streamTickets } from '../../db/schema.js';
 import { startEventRetention } from '../domain/events/retention.js';
 import type { StreamTickets } from '../domain/events/tickets.js';
 import { startIdempotencyPurge } from '../domain/idempotency/purge.js';
+import { startDeliveryWorker } from '../domain/webhooks/delivery-worker.js';
+import { DEFAULT_RETRY_DELAYS } from '../domain/webhooks/schedule.js';
+import type { ServiceMetrics } from '../support/service-metrics.js';
 import { summarizeError } from '../support/error-summary.js';
 import type { Logger } from '../support/logger.js';
 import { startEmbeddedMaintenance, vacuumAfterPurgeBatch } from './maintenance.js';
@@ -18,14 +21,38 @@ export interface BackgroundJobOptions {
   eventRetentionSeconds?: number | undefined;
   /** Seconds between the embedded database's maintenance rounds (PGLITE_MAINTENANCE_INTERVAL). */
   maintenanceIntervalSeconds?: number | undefined;
+  metrics: ServiceMetrics;
+  /** False until the start-up work ran on the database; webhook delivery waits for it. */
+  prepared?: (() => boolean) | undefined;
+  /** How webhooks are delivered; production's settings where absent. */
+  webhookDelivery?: Partial<WebhookDeliverySettings> | undefined;
 }
+
+export interface WebhookDeliverySettings {
+  /** WEBHOOK_ALLOW_PRIVATE */
+  allowPrivate: boolean;
+  /** WEBHOOK_RETRY_DELAYS, in seconds */
+  retryDelays: readonly number[];
+  /** WEBHOOK_TIMEOUT, in milliseconds */
+  timeoutMs: number;
+  pollMs: number;
+  maxInFlight: number;
+}
+
+const DEFAULT_WEBHOOK_DELIVERY: WebhookDeliverySettings = {
+  allowPrivate: false,
+  retryDelays: DEFAULT_RETRY_DELAYS,
+  timeoutMs: 15_000,
+  pollMs: 100,
+  maxInFlight: 200,
+};
 
 /**
  * The app's work off the request path: the purges of expired idempotency keys and stream
- * tickets, event retention, and the embedded database's maintenance. A round that fails is
- * logged; the next one tries again.
+ * tickets, event retention, the embedded database's maintenance and webhook delivery. A round
+ * that fails is logged; the next one tries again.
  */
-export function startBackgroundJobs(options: BackgroundJobOptions): { stop(): void } {
+export function startBackgroundJobs(options: BackgroundJobOptions): { stop(): Promise<void> } {
   const { database, logger } = options;
   const warn = (message: string) => (error: unknown) => {
     logger.warn({ err: summarizeError(error, { stack: false }) }, message);
@@ -52,9 +79,18 @@ export function startBackgroundJobs(options: BackgroundJobOptions): { stop(): vo
       options.maintenanceIntervalSeconds ?? DEFAULT_MAINTENANCE_INTERVAL_SECONDS,
     ),
   ];
+  const webhooks = startDeliveryWorker({
+    db: database.db,
+    logger,
+    metrics: options.metrics,
+    ...DEFAULT_WEBHOOK_DELIVERY,
+    ...options.webhookDelivery,
+    prepared: options.prepared ?? (() => true),
+  });
   return {
-    stop: () => {
+    stop: async () => {
       for (const job of jobs) job.stop();
+      await webhooks.stop();
     },
   };
 }

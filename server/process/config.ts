@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ConfigError } from '../support/errors.js';
 import { DEFAULT_EMBEDDED_SETTINGS } from '../../db/embedded/settings.js';
 import { parseRateLimit } from '../domain/rate-limit/policy.js';
+import { DEFAULT_RETRY_DELAYS, parseRetryDelays } from '../domain/webhooks/schedule.js';
 
 const baseUrl = z
   .url({ protocol: /^https?$/ })
@@ -86,6 +87,23 @@ const postgresUrl = z.url({
   error: 'expected postgres://user:password@host/db',
 });
 
+/** `5s,5m,30m` as parseRetryDelays reads it, in seconds. */
+const delays = (fallback: readonly number[]) =>
+  z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      if (text === undefined) return [...fallback];
+      const parsed = parseRetryDelays(text);
+      if (parsed) return parsed;
+      ctx.issues.push({
+        code: 'custom',
+        input: text,
+        message: 'expected delays such as 1s,2s,4s (ms, s, m or h)',
+      });
+      return z.NEVER;
+    });
+
 const configSchema = z.object({
   PORT: port.default(3000),
   HOST: z.string().trim().min(1, 'expected a host name or address').default('127.0.0.1'),
@@ -138,6 +156,12 @@ const configSchema = z.object({
   EVENT_TICKET_TTL: integer(1, 3600).default(60),
   /** Calls one tRPC batch may hold; each counts against the key's rate limit. */
   TRPC_MAX_BATCH: integer(1, 1000).default(20),
+  /** Allows webhook endpoints on private addresses and http:, for development and tests. */
+  WEBHOOK_ALLOW_PRIVATE: flag.default(false),
+  /** The waits before each retry of a failed webhook delivery, in seconds once parsed. */
+  WEBHOOK_RETRY_DELAYS: delays(DEFAULT_RETRY_DELAYS),
+  /** How long a webhook delivery may take before it has failed, in seconds once parsed. */
+  WEBHOOK_TIMEOUT: delays([15]).refine((list) => list.length === 1, 'expected one duration'),
   WORKERS: workers,
   /** Serves GET /metrics (Prometheus) on a listener of its own; unset, metrics are not served. */
   METRICS_PORT: port.optional(),

@@ -74,6 +74,27 @@ export class ServiceMetrics {
     registers: [this.registry],
   });
 
+  readonly webhookDeliveries = new Counter({
+    name: 'petstore_webhook_attempts_total',
+    help: 'Webhook delivery attempts, by outcome: succeeded, retry (failed, to be tried again), failed (given up) or lost (its lease was taken over)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly webhookLag = new Histogram({
+    name: 'petstore_webhook_delivery_lag_seconds',
+    help: 'From the commit of a change to the success of its delivery to one endpoint',
+    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 3600, 86_400],
+    registers: [this.registry],
+  });
+
+  readonly webhookQueueDepth = new Gauge({
+    name: 'petstore_webhook_queue_depth',
+    help: 'Pending webhook deliveries per endpoint, as last counted',
+    labelNames: ['endpoint'] as const,
+    registers: [this.registry],
+  });
+
   constructor(poolSize: number) {
     const work = this.databaseWork;
     new Gauge({

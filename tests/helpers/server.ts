@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll } from 'vitest';
-import { createApp, type Api, type App } from '../../server/process/app.js';
+import { createApp, type Api, type App, type AppOptions } from '../../server/process/app.js';
 import type { HttpTimeouts } from '../../server/process/http-server.js';
 import { createLogger } from '../../server/support/logger.js';
 import type { RateLimitSetting } from '../../server/domain/rate-limit/policy.js';
@@ -59,6 +59,9 @@ export interface TestServerOptions {
   eventStreamMaxLagSeconds?: number;
   /** How long a stream ticket stays valid, in seconds (the app's eventTicketTtlSeconds). */
   eventTicketTtlSeconds?: number;
+  /** The app's webhook settings and delivery (tests allow loopback and shorten the schedule). */
+  webhooks?: AppOptions['webhooks'];
+  webhookDelivery?: AppOptions['webhookDelivery'];
 }
 
 /** A log destination that keeps every line, parsed: a line that is not JSON fails the test. */
@@ -98,6 +101,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     eventStreamBuffer: options.eventStreamBuffer,
     eventStreamMaxLagSeconds: options.eventStreamMaxLagSeconds,
     eventTicketTtlSeconds: options.eventTicketTtlSeconds,
+    webhooks: options.webhooks,
+    webhookDelivery: options.webhookDelivery,
   });
   const address = await app.listen(0, '127.0.0.1');
   const origin = `http://127.0.0.1:${address.port}`;

@@ -181,6 +181,60 @@ export const storeCases: [string, WireCase][] = [
       prepare: async (api) => ({ petId: (await pet(api)).id, limit: 1 }),
     },
   ],
+  ['webhooks.list', { procedure: 'webhooks.list', kind: 'query', input: { limit: 2 } }],
+  ['webhooks.listPage', { procedure: 'webhooks.listPage', kind: 'query', input: { limit: 0 } }],
+  [
+    'webhooks.create, private address',
+    { procedure: 'webhooks.create', kind: 'mutation', input: { url: 'https://127.0.0.1/hook' } },
+  ],
+  [
+    'webhooks.get, unknown',
+    { procedure: 'webhooks.get', kind: 'query', input: { webhookId: 'wh_missing' } },
+  ],
+  [
+    'webhooks.update, unknown',
+    {
+      procedure: 'webhooks.update',
+      kind: 'mutation',
+      input: { webhookId: 'wh_missing', enabled: false },
+    },
+  ],
+  [
+    'webhooks.delete, unknown',
+    { procedure: 'webhooks.delete', kind: 'mutation', input: { webhookId: 'wh_missing' } },
+  ],
+  [
+    'webhooks.rotateSecret, unknown',
+    { procedure: 'webhooks.rotateSecret', kind: 'mutation', input: { webhookId: 'wh_missing' } },
+  ],
+  [
+    'webhooks.deliveries, unknown',
+    { procedure: 'webhooks.deliveries', kind: 'query', input: { webhookId: 'wh_missing' } },
+  ],
+  [
+    'webhooks.deliveriesPage, bad status',
+    {
+      procedure: 'webhooks.deliveriesPage',
+      kind: 'query',
+      input: { webhookId: 'wh_x', status: 'lost' },
+    },
+  ],
+  [
+    'webhooks.retryDelivery, unknown',
+    {
+      procedure: 'webhooks.retryDelivery',
+      kind: 'mutation',
+      input: { webhookId: 'wh_missing', deliveryId: MISSING },
+    },
+  ],
+  [
+    'webhooks.replay, unknown',
+    {
+      procedure: 'webhooks.replay',
+      kind: 'mutation',
+      input: { webhookId: 'wh_missing', after: '0' },
+    },
+  ],
   [
     'store.inventory, unknown input',
     { procedure: 'store.inventory', kind: 'query', input: { status: 'sold' } },

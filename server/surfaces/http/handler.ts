@@ -31,6 +31,7 @@ import {
 import { httpRoute } from './pipeline/http-route.js';
 import { TRACE_CONTEXT_HEADER } from './pipeline/trace-context.js';
 import { sendError, sendTrpcError } from './pipeline/respond.js';
+import type { WebhookSettings } from '../../domain/webhooks/settings.js';
 import { refuseRepeated, repeatedSingleton } from './pipeline/singleton-headers.js';
 
 export interface HandlerDeps {
@@ -59,6 +60,7 @@ export interface HandlerDeps {
   trpcFastPath: boolean;
   /** Calls one tRPC batch may hold. */
   maxBatchCalls: number;
+  webhooks?: WebhookSettings | undefined;
 }
 
 const SERVER_FAILURES: Partial<Record<TRPCError['code'], string>> = {
@@ -171,6 +173,7 @@ export function createRequestHandler(deps: HandlerDeps) {
       streams: deps.streams,
       closeConnection: () => res.destroy(),
       notifyChange: deps.notifier.changed,
+      webhooks: deps.webhooks,
     });
     await endpoint.serve({ req, res, state, ctx, body, params });
   }

@@ -6,6 +6,7 @@ import { errorExamples } from './error-examples.js';
 import { eventSchemas, eventStreamPath, STREAM_TICKET_SCHEME } from './event-stream.js';
 import { responsesOf, STABILITY } from './responses.js';
 import { SHARED_HEADERS } from './headers.js';
+import { webhookRequests } from './webhooks.js';
 
 export interface DocumentOptions {
   productionUrl: string;
@@ -112,6 +113,7 @@ function applyContractDetails(
     // Absolute: a relative URL would resolve against wherever the document was read from.
     externalDocs: { description: 'API reference', url: reference },
     paths: { ...document.paths, ...streamPaths },
+    webhooks: webhookRequests(),
     tags: TAG_OBJECTS,
     servers: [
       { url: options.productionUrl, description: 'Production' },

@@ -18,6 +18,12 @@ import { createRestRouter, deprecationLink, type RestRoute } from './routes.js';
 
 const JSON_BODY = ['application/json'] as const;
 
+/** An input whose every field is a path parameter (rotateWebhookSecret): it takes no body. */
+function pathOnly({ operation, pathParams }: RestRoute): boolean {
+  const { shape } = operation.input as { shape?: Record<string, unknown> };
+  return shape !== undefined && Object.keys(shape).every((key) => pathParams.includes(key));
+}
+
 /** The endpoint of one route, built once: what differs between its requests comes in the Call. */
 function endpointOf(route: RestRoute): Endpoint {
   const { binding, operation, inputless } = route;
@@ -25,7 +31,8 @@ function endpointOf(route: RestRoute): Endpoint {
   if (operation.kind === 'subscription') return eventStreamEndpoint(operation, binding);
   // RFC 9110 §9.3.5 gives a DELETE body no meaning, and a POST that takes no input has none to
   // give it either: one sent is refused, not ignored.
-  const refusesBody = binding.method === 'DELETE' || (binding.method === 'POST' && inputless);
+  const refusesBody =
+    binding.method === 'DELETE' || (binding.method === 'POST' && (inputless || pathOnly(route)));
   const takesBody = (binding.method === 'POST' || binding.method === 'PATCH') && !refusesBody;
   return {
     name: binding.path,

@@ -1,0 +1,204 @@
+import { sql } from 'drizzle-orm';
+import type { Database } from '../database.js';
+import { runnerOf, statementOf, transaction } from '../runner.js';
+import type { webhookDeliveryStatus } from '../schema.js';
+import { EVENT_ORDER_LOCK, type EventType } from './events.js';
+
+export type DeliveryStatus = (typeof webhookDeliveryStatus.enumValues)[number];
+
+/** At most this many deliveries of one endpoint are leased at once. */
+export const MAX_IN_FLIGHT_PER_ENDPOINT = 10;
+
+const barrier = statementOf(sql`select pg_advisory_xact_lock(${EVENT_ORDER_LOCK})`);
+
+// Each endpoint row is locked (SKIP LOCKED) by the one fan-out that advances its cursor, so two
+// instances never fan out the same events to it twice; the unique index is the last word.
+const fanOutStatement = statementOf(sql`
+  with endpoint as (
+    select id, fanned_out_through, types from webhook_endpoints
+    where fanned_out_through < (select coalesce(max(id), 0) from events)
+    for update skip locked
+  ),
+  batch as (
+    select endpoint.id as endpoint_id, endpoint.types, e.id as event_id, e.type
+    from endpoint cross join lateral (
+      select id, type from events where id > endpoint.fanned_out_through
+      order by id limit ${sql.placeholder('limit')}::int
+    ) e
+  ),
+  inserted as (
+    insert into webhook_deliveries (endpoint_id, event_id)
+    select endpoint_id, event_id from batch where types is null or type = any(types)
+    on conflict (endpoint_id, event_id) do nothing
+    returning 1
+  ),
+  moved as (
+    update webhook_endpoints w set fanned_out_through = m.through
+    from (select endpoint_id, max(event_id) as through from batch group by endpoint_id) m
+    where w.id = m.endpoint_id
+    returning 1
+  )
+  select (select count(*) from inserted)::int, (select count(*) from moved)::int`);
+
+const fanOutNeededStatement = statementOf(sql`
+  select exists (select 1 from webhook_endpoints
+    where fanned_out_through < (select coalesce(max(id), 0) from events))`);
+
+/**
+ * Whether some endpoint's cursor is behind the log: asked before the fan-out, so that an idle
+ * service never takes the log's barrier, which writers would wait on.
+ */
+export async function fanOutNeeded(db: Database): Promise<boolean> {
+  const [row] = await runnerOf(db).rows(fanOutNeededStatement);
+  return row?.[0] === true;
+}
+
+/**
+ * Makes the deliveries of the events after each endpoint's cursor, at most `limit` events per
+ * endpoint, and advances the cursors. Past the same barrier as the event feed, so no event
+ * below one fanned out can still commit. Returns how many deliveries were made.
+ */
+export function fanOutEvents(db: Database, limit: number): Promise<number> {
+  return transaction(db, async (tx) => {
+    await tx.rows(barrier);
+    const [row] = await tx.rows(fanOutStatement, { limit });
+    return Number(row?.[0] ?? 0);
+  });
+}
+
+/** A leased delivery with what its attempt needs. */
+export interface ClaimedDelivery {
+  id: number;
+  endpointId: string;
+  eventId: number;
+  attempts: number;
+  type: EventType;
+  occurredAt: Date;
+  data: unknown;
+  url: string;
+  secrets: string[];
+  failingSince: Date | null;
+}
+
+// The due deliveries of each enabled endpoint, each endpoint's taken from its own queue up to
+// its free slots, so a slow endpoint's backlog never fills a claim. Leased deliveries of other
+// workers count against the slots; two workers claiming at the same instant may overshoot.
+const claimStatement = statementOf(sql`
+  with endpoint as (
+    select w.id, ${MAX_IN_FLIGHT_PER_ENDPOINT} - (
+      select count(*) from webhook_deliveries l
+      where l.endpoint_id = w.id and l.status = 'pending' and l.lease_until > now()
+    ) as free
+    from webhook_endpoints w where w.enabled
+  ),
+  due as (
+    select d.id, d.endpoint_id, d.next_attempt_at, endpoint.free
+    from endpoint cross join lateral (
+      select id, endpoint_id, next_attempt_at from webhook_deliveries d
+      where d.endpoint_id = endpoint.id and d.status = 'pending' and d.next_attempt_at <= now()
+        and (d.lease_until is null or d.lease_until <= now())
+      order by d.next_attempt_at, d.id limit ${MAX_IN_FLIGHT_PER_ENDPOINT}
+      for update skip locked
+    ) d
+    where endpoint.free > 0
+  ),
+  chosen as (
+    select id from (
+      select id, free, row_number() over (partition by endpoint_id order by next_attempt_at, id) as n
+      from due
+    ) ranked where n <= free
+    limit ${sql.placeholder('limit')}::int
+  ),
+  leased as (
+    update webhook_deliveries d
+    set lease_until = now() + make_interval(secs => ${sql.placeholder('leaseSeconds')}::float8),
+      attempts = d.attempts + 1, last_attempt_at = now()
+    from chosen where d.id = chosen.id
+    returning d.id, d.endpoint_id, d.event_id, d.attempts
+  )
+  select leased.id, leased.endpoint_id, leased.event_id, leased.attempts, e.type, e.occurred_at,
+    e.data, w.url, w.secret,
+    case when w.previous_secret_expires_at > now() then w.previous_secret end, w.failing_since
+  from leased join events e on e.id = leased.event_id join webhook_endpoints w on w.id = leased.endpoint_id`);
+
+const toDate = (value: unknown) => new Date(value as string | Date);
+
+/** Leases at most `limit` due deliveries for `leaseSeconds`: nobody else attempts them meanwhile. */
+export async function claimDueDeliveries(
+  db: Database,
+  limit: number,
+  leaseSeconds: number,
+): Promise<ClaimedDelivery[]> {
+  const rows = await runnerOf(db).rows(claimStatement, { limit, leaseSeconds });
+  return rows.map((row) => ({
+    id: Number(row[0]),
+    endpointId: row[1] as string,
+    eventId: Number(row[2]),
+    attempts: Number(row[3]),
+    type: row[4] as EventType,
+    occurredAt: toDate(row[5]),
+    data: row[6],
+    url: row[7] as string,
+    secrets: [row[8] as string, ...(row[9] === null ? [] : [row[9] as string])],
+    failingSince: row[10] === null ? null : toDate(row[10]),
+  }));
+}
+
+export interface AttemptOutcome {
+  status: DeliveryStatus;
+  /** For a pending one: when to try again. */
+  retryInSeconds?: number;
+  responseStatus: number | null;
+  error: string | null;
+}
+
+// Only the holder of the current attempt records it: a worker whose lease ran out and was
+// taken over records nothing (the attempt count tells them apart).
+const recordStatement = statementOf(sql`
+  with recorded as (
+    update webhook_deliveries
+    set status = ${sql.placeholder('status')}::webhook_delivery_status, lease_until = null,
+      next_attempt_at = now() + make_interval(secs => ${sql.placeholder('retryIn')}::float8),
+      last_response_status = ${sql.placeholder('responseStatus')}::int,
+      last_error = ${sql.placeholder('error')}::text
+    where id = ${sql.placeholder('id')} and attempts = ${sql.placeholder('attempts')}::int
+      and status = 'pending'
+    returning endpoint_id
+  )
+  update webhook_endpoints w
+  set failing_since = case when ${sql.placeholder('succeeded')}::boolean then null
+    else coalesce(w.failing_since, now()) end
+  from recorded where w.id = recorded.endpoint_id
+  returning w.failing_since`);
+
+/** Records an attempt's outcome; returns false when the lease was lost meanwhile. */
+export async function recordAttempt(
+  db: Database,
+  delivery: Pick<ClaimedDelivery, 'id' | 'attempts'>,
+  outcome: AttemptOutcome,
+): Promise<{ recorded: boolean; failingSince: Date | null }> {
+  const rows = await runnerOf(db).rows(recordStatement, {
+    id: delivery.id,
+    attempts: delivery.attempts,
+    status: outcome.status,
+    retryIn: outcome.retryInSeconds ?? 0,
+    responseStatus: outcome.responseStatus,
+    error: outcome.error,
+    succeeded: outcome.status === 'succeeded',
+  });
+  const [row] = rows;
+  return {
+    recorded: row !== undefined,
+    failingSince: row === undefined || row[0] === null ? null : toDate(row[0]),
+  };
+}
+
+const depthStatement = statementOf(sql`
+  select endpoint_id, count(*)::int from webhook_deliveries where status = 'pending'
+  group by endpoint_id`);
+
+/** Pending deliveries per endpoint. */
+export async function queueDepths(db: Database): Promise<Map<string, number>> {
+  const rows = await runnerOf(db).rows(depthStatement);
+  return new Map(rows.map((row) => [row[0] as string, Number(row[1])]));
+}

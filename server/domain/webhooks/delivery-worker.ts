@@ -1,0 +1,156 @@
+import type { Database } from '../../../db/database.js';
+import {
+  claimDueDeliveries,
+  fanOutEvents,
+  fanOutNeeded,
+  queueDepths,
+  recordAttempt,
+  type ClaimedDelivery,
+} from '../../../db/queries/webhook-deliveries.js';
+import { disableWebhookEndpoint } from '../../../db/queries/webhook-endpoints.js';
+import { summarizeError } from '../../support/error-summary.js';
+import type { Logger } from '../../support/logger.js';
+import type { ServiceMetrics } from '../../support/service-metrics.js';
+import { judgeAttempt } from './outcome.js';
+import { attemptDelivery, createDeliveryAgent } from './sender.js';
+
+/** An endpoint whose every delivery has failed this long is disabled. */
+const FAILING_LIMIT_MS = 5 * 86_400_000;
+const FAN_OUT_BATCH = 500;
+const DEPTH_INTERVAL_MS = 5_000;
+const STOP_GRACE_MS = 2_000;
+
+export interface DeliveryWorkerOptions {
+  db: Database;
+  logger: Logger;
+  metrics: ServiceMetrics;
+  allowPrivate: boolean;
+  retryDelays: readonly number[];
+  /** A delivery that has no answer in this long has failed (15 s). */
+  timeoutMs: number;
+  /** How often the worker looks for new events and due deliveries. */
+  pollMs: number;
+  /** Deliveries this process has in flight at most, over every endpoint. */
+  maxInFlight: number;
+  /** False until the database's migrations ran: the worker waits for its tables. */
+  prepared: () => boolean;
+}
+
+/**
+ * Delivers webhooks from the database: fans new events out to deliveries, leases the due ones
+ * (each endpoint at most 10 in flight, over every worker) and records each attempt. Any number
+ * of processes may run it; a lease that its holder did not finish (a crash) runs out and
+ * another takes the delivery over.
+ */
+export function startDeliveryWorker(options: DeliveryWorkerOptions): { stop(): Promise<void> } {
+  const { db, logger, metrics } = options;
+  const agent = createDeliveryAgent(options.allowPrivate);
+  // Long enough for the attempt and for recording it, so a live worker keeps its lease.
+  const leaseSeconds = (options.timeoutMs * 2) / 1000 + 5;
+  let inFlight = 0;
+  let stopped = false;
+  let failing = false;
+  let timer: NodeJS.Timeout | undefined;
+  const running = new Set<Promise<void>>();
+
+  const warnOnce = (message: string) => (error: unknown) => {
+    if (failing) return;
+    failing = true;
+    logger.warn({ err: summarizeError(error, { stack: false }) }, message);
+  };
+
+  async function deliver(delivery: ClaimedDelivery): Promise<void> {
+    const result = await attemptDelivery(agent, delivery, options.timeoutMs);
+    const { outcome, disable } = judgeAttempt(result, delivery.attempts, options.retryDelays);
+    const { recorded, failingSince } = await recordAttempt(db, delivery, outcome);
+    if (!recorded) {
+      metrics.webhookDeliveries.inc({ outcome: 'lost' });
+      return;
+    }
+    metrics.webhookDeliveries.inc({
+      outcome: outcome.status === 'pending' ? 'retry' : outcome.status,
+    });
+    if (outcome.status === 'succeeded') {
+      metrics.webhookLag.observe((Date.now() - delivery.occurredAt.getTime()) / 1000);
+    }
+    const failedTooLong =
+      failingSince !== null && Date.now() - failingSince.getTime() > FAILING_LIMIT_MS;
+    if (disable || failedTooLong) {
+      await disableWebhookEndpoint(db, delivery.endpointId);
+      logger.warn(
+        { webhook: delivery.endpointId, status: result.status },
+        disable
+          ? 'webhook endpoint answered 410: disabled'
+          : 'webhook endpoint failing for 5 days: disabled',
+      );
+    }
+  }
+
+  function launch(delivery: ClaimedDelivery) {
+    inFlight++;
+    const task = deliver(delivery)
+      .catch(warnOnce('could not record a webhook delivery'))
+      .finally(() => {
+        inFlight--;
+        running.delete(task);
+        // A free slot may let a due delivery go now rather than at the next poll.
+        wake(0);
+      });
+    running.add(task);
+  }
+
+  async function round(): Promise<boolean> {
+    if (!options.prepared()) return false;
+    if (await fanOutNeeded(db)) await fanOutEvents(db, FAN_OUT_BATCH);
+    const free = options.maxInFlight - inFlight;
+    if (free <= 0) return false;
+    const claimed = await claimDueDeliveries(db, free, leaseSeconds);
+    for (const delivery of claimed) launch(delivery);
+    failing = false;
+    return claimed.length === free;
+  }
+
+  let scheduled = false;
+  function wake(afterMs: number) {
+    if (stopped || scheduled) return;
+    scheduled = true;
+    timer = setTimeout(() => {
+      scheduled = false;
+      round().then(
+        (more) => {
+          wake(more ? 0 : options.pollMs);
+        },
+        (error: unknown) => {
+          warnOnce('could not fan out or claim webhook deliveries')(error);
+          wake(options.pollMs);
+        },
+      );
+    }, afterMs);
+    timer.unref();
+  }
+
+  const depth = setInterval(() => {
+    if (!options.prepared()) return;
+    queueDepths(db).then((depths) => {
+      metrics.webhookQueueDepth.reset();
+      for (const [endpoint, count] of depths) metrics.webhookQueueDepth.set({ endpoint }, count);
+    }, warnOnce('could not count webhook deliveries'));
+  }, DEPTH_INTERVAL_MS);
+  depth.unref();
+
+  // Attempts still running after a short grace are cut off: unrecorded, their leases run out
+  // and they are sent again (same webhook-id), rather than holding a shutdown for 15 s.
+  async function finish() {
+    stopped = true;
+    clearTimeout(timer);
+    clearInterval(depth);
+    const grace = new Promise((resolve) => setTimeout(resolve, STOP_GRACE_MS).unref());
+    await Promise.race([Promise.allSettled([...running]), grace]);
+    await agent.destroy();
+  }
+
+  wake(0);
+  // An app may be closed twice; the agent may be closed once.
+  let stopping: Promise<void> | undefined;
+  return { stop: () => (stopping ??= finish()) };
+}

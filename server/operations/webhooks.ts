@@ -1,0 +1,185 @@
+import { z } from 'zod';
+import {
+  deleteWebhookEndpoint,
+  findWebhookEndpoint,
+  insertWebhookEndpoint,
+  rotateWebhookEndpointSecret,
+  updateWebhookEndpoint,
+  webhookEndpointPage,
+} from '../../db/queries/webhook-endpoints.js';
+import {
+  CreateWebhookInputSchema,
+  ListWebhooksInputSchema,
+  UpdateWebhookInputSchema,
+  WebhookIdInputSchema,
+  WebhookSchema,
+  WebhookWithSecretSchema,
+} from '../domain/schemas/webhook.js';
+import { checkEndpointUrl } from '../domain/webhooks/endpoint-url.js';
+import {
+  newSecret,
+  newWebhookId,
+  PREVIOUS_SECRET_MS,
+  toWebhook,
+  webhookNotFound,
+} from '../domain/webhooks/endpoints.js';
+import { defineMutation, defineQuery } from './define.js';
+import { definePagedList } from './paged-list.js';
+
+const URL_REFUSED =
+  'Invalid fields, or a `url` that is not `https:`, holds credentials, is longer than 2,048 characters or whose host is or resolves to a loopback, private, link-local, unique-local, multicast or unspecified address.';
+const NOT_FOUND = 'No webhook endpoint has this id.';
+const BETA = 'Beta: it may still change before it is declared stable.';
+
+export const createWebhook = defineMutation({
+  scope: 'write',
+  input: CreateWebhookInputSchema,
+  output: WebhookWithSecretSchema,
+  rest: {
+    method: 'POST',
+    path: '/webhooks',
+    operationId: 'createWebhook',
+    summary: 'Register a webhook endpoint',
+    description: `Every change from now on of the \`types\` given (every type when absent) is sent to \`url\`, signed by Standard Webhooks 1.0 with the \`secret\` returned here and only here. ${BETA}`,
+    tags: ['webhooks'],
+    stability: 'beta',
+    successStatus: 201,
+    successDescription: 'The endpoint, with its signing secret.',
+    errorResponses: { 400: URL_REFUSED, 403: 'The API key is read-only.' },
+  },
+  handler: async (ctx, { url, types, description }) => {
+    const secret = newSecret();
+    const row = await insertWebhookEndpoint(ctx.db, {
+      id: newWebhookId(),
+      url: await checkEndpointUrl(url, ctx.webhooks.allowPrivate),
+      types: types ?? null,
+      description: description ?? null,
+      secret,
+    });
+    return { ...toWebhook(row), secret };
+  },
+});
+
+export const listWebhooks = definePagedList({
+  scope: 'read',
+  input: ListWebhooksInputSchema,
+  item: WebhookSchema,
+  rest: {
+    method: 'GET',
+    path: '/webhooks',
+    operationId: 'listWebhooks',
+    summary: 'List webhook endpoints',
+    description: `Newest first, paged as \`GET /pets\` is. ${BETA}`,
+    tags: ['webhooks'],
+    stability: 'beta',
+    successStatus: 200,
+    successDescription: 'A page of endpoints, newest first.',
+    errorResponses: { 400: 'An invalid or unknown query parameter, or an altered cursor.' },
+  },
+  cursor: { tag: 'webhooks.list.v1' },
+  read: (ctx, _query, { after, limit }) => webhookEndpointPage(ctx.db, { before: after, limit }),
+  positionOf: (row) => row.seq,
+  toItem: toWebhook,
+});
+
+export const getWebhook = defineQuery({
+  scope: 'read',
+  input: WebhookIdInputSchema,
+  output: WebhookSchema,
+  rest: {
+    method: 'GET',
+    path: '/webhooks/{webhookId}',
+    operationId: 'getWebhook',
+    summary: 'Get a webhook endpoint',
+    description: `The endpoint, without its secret. ${BETA}`,
+    tags: ['webhooks'],
+    stability: 'beta',
+    successStatus: 200,
+    successDescription: 'The endpoint.',
+    errorResponses: { 400: 'A malformed `webhookId`.', 404: NOT_FOUND },
+  },
+  handler: async (ctx, { webhookId }) => {
+    const row = await findWebhookEndpoint(ctx.db, webhookId);
+    if (!row) throw webhookNotFound(webhookId);
+    return toWebhook(row);
+  },
+});
+
+export const updateWebhook = defineMutation({
+  scope: 'write',
+  input: UpdateWebhookInputSchema,
+  output: WebhookSchema,
+  rest: {
+    method: 'PATCH',
+    path: '/webhooks/{webhookId}',
+    operationId: 'updateWebhook',
+    summary: 'Change a webhook endpoint',
+    description: `Any of \`url\`, \`types\`, \`description\`, \`enabled\`. Enabled again, an endpoint receives what it missed that is still within its schedule. ${BETA}`,
+    tags: ['webhooks'],
+    stability: 'beta',
+    successStatus: 200,
+    successDescription: 'The endpoint as changed.',
+    errorResponses: { 400: URL_REFUSED, 403: 'The API key is read-only.', 404: NOT_FOUND },
+  },
+  handler: async (ctx, { webhookId, url, ...patch }) => {
+    const checked =
+      url === undefined ? {} : { url: await checkEndpointUrl(url, ctx.webhooks.allowPrivate) };
+    const row = await updateWebhookEndpoint(ctx.db, webhookId, { ...patch, ...checked });
+    if (!row) throw webhookNotFound(webhookId);
+    return toWebhook(row);
+  },
+});
+
+export const deleteWebhook = defineMutation({
+  scope: 'write',
+  input: WebhookIdInputSchema,
+  output: z.void(),
+  rest: {
+    method: 'DELETE',
+    path: '/webhooks/{webhookId}',
+    operationId: 'deleteWebhook',
+    summary: 'Delete a webhook endpoint',
+    description: `Nothing more is sent to it; its deliveries are gone. ${BETA}`,
+    tags: ['webhooks'],
+    stability: 'beta',
+    successStatus: 204,
+    successDescription: 'Deleted.',
+    errorResponses: {
+      400: 'A malformed `webhookId`.',
+      403: 'The API key is read-only.',
+      404: NOT_FOUND,
+    },
+  },
+  handler: async (ctx, { webhookId }) => {
+    if (!(await deleteWebhookEndpoint(ctx.db, webhookId))) throw webhookNotFound(webhookId);
+  },
+});
+
+export const rotateWebhookSecret = defineMutation({
+  scope: 'write',
+  input: WebhookIdInputSchema,
+  output: WebhookWithSecretSchema,
+  rest: {
+    method: 'POST',
+    path: '/webhooks/{webhookId}/secret',
+    operationId: 'rotateWebhookSecret',
+    summary: "Rotate a webhook endpoint's secret",
+    description: `A new secret, returned here only. For 24 hours both the new and the previous secret sign every delivery (\`webhook-signature\` carries both, space separated). ${BETA}`,
+    tags: ['webhooks'],
+    stability: 'beta',
+    successStatus: 200,
+    successDescription: 'The endpoint, with its new signing secret.',
+    errorResponses: {
+      400: 'A malformed `webhookId`.',
+      403: 'The API key is read-only.',
+      404: NOT_FOUND,
+    },
+  },
+  handler: async (ctx, { webhookId }) => {
+    const secret = newSecret();
+    const until = new Date(ctx.webhooks.now().getTime() + PREVIOUS_SECRET_MS);
+    const row = await rotateWebhookEndpointSecret(ctx.db, webhookId, secret, until);
+    if (!row) throw webhookNotFound(webhookId);
+    return { ...toWebhook(row), secret };
+  },
+});
