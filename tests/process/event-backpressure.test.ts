@@ -2,7 +2,6 @@ import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createChildDatabase, type ChildDatabase } from '../helpers/child-database.js';
 import { spawnServer } from '../helpers/child-server.js';
-import { freePort } from '../helpers/ports.js';
 import { loadConformance } from '../helpers/conformance.js';
 import { testDatabaseTarget } from '../helpers/database.js';
 import { followEvents } from '../helpers/events.js';
@@ -101,26 +100,10 @@ async function createOne(origin: string): Promise<number> {
   return ((await response.json()) as { id: number }).id;
 }
 
-/**
- * What the process's JavaScript holds: the heap in use and the buffers outside it (a socket's
- * unsent writes), from its metrics. Not resident memory: V8 keeps the heap it grew to, and on
- * Node 24 it grows the young generation to far more under a flood of allocations (+137 MiB of
- * RSS here against +30 on Node 20, with 21 MiB more in use), which says nothing about a queue.
- */
-async function heldMiB(port: number): Promise<number> {
-  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-  const bytes = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]);
-  const held = bytes('nodejs_heap_size_used_bytes') + bytes('nodejs_external_memory_bytes');
-  expect(held).toBeGreaterThan(0);
-  return Math.round(held / 2 ** 20);
-}
-
 let database: ChildDatabase;
-let metricsPort: number;
 
 beforeAll(async () => {
   database = await createChildDatabase();
-  metricsPort = await freePort();
 });
 afterAll(() => database.destroy());
 
@@ -131,7 +114,6 @@ describe(`a client that stops reading (${target.kind})`, () => {
       API_KEYS: KEY,
       RATE_LIMIT: 'off',
       EVENT_STREAM_MAX_LAG: String(MAX_LAG_SECONDS),
-      METRICS_PORT: String(metricsPort),
     });
     try {
       const conformance = await loadConformance(server.origin);
@@ -141,17 +123,15 @@ describe(`a client that stops reading (${target.kind})`, () => {
         ...Array.from({ length: STALLED }, () => stalledStream(server.origin, '/v1/events')),
         stalledStream(server.origin, '/trpc/events.onChange'),
       ]);
-      const heldBefore = await heldMiB(metricsPort);
       const rssBefore = server.rssMiB();
       const lastId = await createMany(server.origin, EVENTS);
       const flooded = await reader.until('pet.created', lastId, 60_000);
-      const heldAfter = await heldMiB(metricsPort);
       const rssAfter = server.rssMiB();
       expect(flooded).toHaveLength(EVENTS);
 
       const drained = await Promise.all(stalled.map((stream) => stream.drain(10_000)));
       console.info(
-        `${target.kind}: ${EVENTS} events; stalled clients got ${drained.map((d) => `${d.ids.length}${d.ended ? ' (cut)' : ''}`).join(', ')}; server RSS ${rssBefore} -> ${rssAfter} MiB, JS heap and buffers ${heldBefore} -> ${heldAfter} MiB`,
+        `${target.kind}: ${EVENTS} events; stalled clients got ${drained.map((d) => `${d.ids.length}${d.ended ? ' (cut)' : ''}`).join(', ')}; server RSS ${rssBefore} -> ${rssAfter} MiB`,
       );
       // Cut off once it stayed behind too long, or (when the kernel's buffers took the whole
       // flood) served to the end once it read again: either way nothing lost or repeated. That a
@@ -161,8 +141,11 @@ describe(`a client that stops reading (${target.kind})`, () => {
         expect((ids.at(-1) ?? 0) - (ids[0] ?? 1) + 1, 'no gap').toBe(ids.length);
         if (!ended) expect(ids).toHaveLength(EVENTS);
       }
-      // A sanity bound: the bounded queue is what keeps a stalled client from growing the heap.
-      expect(heldAfter - heldBefore).toBeLessThan(64);
+      // A sanity bound against gross growth only; tests/events/lagging-stream.test.ts bounds
+      // the queue exactly. Resident memory, because the heap in use counts garbage too. V8 on
+      // Node 24 grows and keeps a larger young generation under this flood: +99 to +156 MiB of
+      // RSS in five runs, against +30 on Node 20.
+      expect(rssAfter - rssBefore).toBeLessThan(192);
 
       // The reader is still served, live.
       await reader.until('pet.created', await createOne(server.origin), 5_000);
