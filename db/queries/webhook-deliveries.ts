@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Database } from '../database.js';
 import { runnerOf, statementOf, transaction } from '../runner.js';
-import type { webhookDeliveryStatus } from '../schema.js';
+import type { webhookDeliveryStatus } from '../schema-webhooks.js';
 import { EVENT_ORDER_LOCK, type EventType } from './events.js';
 
 export type DeliveryStatus = (typeof webhookDeliveryStatus.enumValues)[number];

@@ -1,6 +1,6 @@
 import { and, desc, eq, lt, sql } from 'drizzle-orm';
 import type { Database } from '../database.js';
-import { webhookEndpoints } from '../schema.js';
+import { webhookEndpoints } from '../schema-webhooks.js';
 import type { EventType } from './events.js';
 
 export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;

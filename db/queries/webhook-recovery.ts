@@ -1,7 +1,8 @@
 import { and, desc, eq, lt, sql } from 'drizzle-orm';
 import type { Database } from '../database.js';
 import { runnerOf, statementOf } from '../runner.js';
-import { events, webhookDeliveries } from '../schema.js';
+import { webhookDeliveries } from '../schema-webhooks.js';
+import { events } from '../schema.js';
 import type { EventType } from './events.js';
 import type { DeliveryStatus } from './webhook-deliveries.js';
 

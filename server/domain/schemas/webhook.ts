@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { webhookDeliveryStatus } from '../../../db/schema.js';
+import { webhookDeliveryStatus } from '../../../db/schema-webhooks.js';
 import { cursorParam, limitParam, positiveInt64, timestamp } from './common.js';
 import { EventTypeSchema } from './event.js';
 
