@@ -1,5 +1,4 @@
 import DataLoader from 'dataloader';
-import { outsideBudgets } from './deadline.js';
 
 /** When a batch that may go at once goes: what may still join it before then. */
 export type BatchStart = (write: () => void) => void;
@@ -56,8 +55,8 @@ export function loaderInTurns<K, V>(
   return new DataLoader<K, V>(
     (keys) => {
       // A batch function that throws before its first await must still give its turn back.
-      // The batch serves several requests: the first one's deadline must not cancel it.
-      const done = outsideBudgets(() => Promise.resolve().then(() => batch(keys)));
+      // The batch serves several requests: it runs on the database, no request's runner.
+      const done = Promise.resolve().then(() => batch(keys));
       void done.then(turns.release, turns.release);
       return done;
     },

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { preferNamedWhenDirect } from './direct-connection.js';
-import { attachRunner, postgresRunner } from './runner.js';
+import { attachRunners, postgresRunners } from './runner.js';
 import type { Database } from './database.js';
 import type { DatabaseHandle } from './handle.js';
 import { DEFAULT_EMBEDDED_SETTINGS, type EmbeddedSettings } from './embedded/settings.js';
@@ -94,7 +94,7 @@ function openPostgres(url: string, poolMax: number, directUrl?: string): Databas
   const listener = directUrl ? postgres(directUrl, { ...options, max: 1 }) : client;
   const db = drizzlePostgres(client, { schema, casing: schema.DATABASE_CASING });
   const mode = { prepared: false };
-  attachRunner(db, postgresRunner({ pool: client, reads }, mode));
+  attachRunners(db, postgresRunners({ pool: client, reads }, mode));
   // A direct URL beside it says DATABASE_URL is a pooler: no need to ask.
   const stopProbing = directUrl ? () => undefined : preferNamedWhenDirect(url, mode);
   return {

@@ -1,5 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-
 /**
  * How long one request may wait on the database, in all, before it answers 503. Below the
  * contract's 5 s so the answer leaves in time; the driver's own timeouts cannot see a server
@@ -25,37 +23,23 @@ export interface WorkTracker {
   leave(): void;
 }
 
-/** The budget the database work being run belongs to: the runner reads it (db/runner.ts). */
-const current = new AsyncLocalStorage<DatabaseBudget>();
-
-/**
- * The budget of the work being run, while that work is pending: a callback that work left
- * behind (a listener, a timer) runs in its context later, but belongs to no request then.
- */
-export function currentBudget(): DatabaseBudget | undefined {
-  const budget = current.getStore();
-  return budget?.waiting === true ? budget : undefined;
-}
-
-/** Runs `work` as nobody's: a batch shared by several requests must not end with the first. */
-export function outsideBudgets<T>(work: () => T): T {
-  return current.exit(work);
-}
-
 /**
  * One request's time on the database: every piece of database work the request does (the key
  * lookup, then the operation) draws on the same budget, and only while that work is pending.
  * Time spent reading a slow client's body is the client's, not the database's, so it is never
  * charged. Concurrent work (the calls of one tRPC batch) is charged once for the time it overlaps.
  *
- * The budget is the database's deadline too: once it is spent, `signal` aborts, and the runner
- * cancels the statements of the work and refuses its next ones (docs/reliability.md).
+ * The budget is the database's deadline too: once it is spent, the runner bound to it
+ * (db/runner.ts, boundRunner) cancels the statements it runs and refuses its next ones
+ * (docs/reliability.md). It is passed explicitly, not carried in an AsyncLocalStorage: on
+ * Node 20 and 22 one `run` turns on promise hooks for the whole process, which cost every
+ * request 20-40% more CPU (docs/performance.md).
  */
 export class DatabaseBudget {
   private spentMs = 0;
   private pending = 0;
   private since = 0;
-  private controller: AbortController | undefined;
+  private cancels: Set<() => void> | undefined;
   private exhausted = false;
 
   constructor(
@@ -63,13 +47,19 @@ export class DatabaseBudget {
     private readonly tracker?: WorkTracker,
   ) {}
 
-  /** Aborts when the budget runs out. */
-  get signal(): AbortSignal {
-    if (!this.controller) {
-      this.controller = new AbortController();
-      if (this.exhausted) this.controller.abort();
+  /**
+   * Calls `cancel` if the budget runs out before the returned function is called. A plain set,
+   * not an AbortSignal: the runner registers a callback per statement and needs nothing more
+   * of an EventTarget.
+   */
+  onSpent(cancel: () => void): () => void {
+    if (this.exhausted) {
+      cancel();
+      return () => undefined;
     }
-    return this.controller.signal;
+    const cancels = (this.cancels ??= new Set());
+    cancels.add(cancel);
+    return () => cancels.delete(cancel);
   }
 
   /** Whether work of this budget is still pending, given up on or not. */
@@ -88,8 +78,8 @@ export class DatabaseBudget {
   }
 
   /**
-   * Runs `work`, whose statements then draw on this budget, and settles with it, or rejects
-   * once the budget runs out, cancelling what it still runs on the database.
+   * Runs `work` and settles with it, or rejects once the budget runs out, cancelling what the
+   * runner bound to this budget still runs for it on the database.
    */
   within<T>(work: () => Promise<T>): Promise<T> {
     const now = performance.now();
@@ -105,7 +95,8 @@ export class DatabaseBudget {
             new DatabaseDeadlineError(`The database did not answer within ${this.limitMs} ms`),
           );
           this.exhausted = true;
-          this.controller?.abort();
+          for (const cancel of this.cancels ?? []) cancel();
+          this.cancels = undefined;
         },
         Math.max(0, leftMs),
       );
@@ -116,8 +107,8 @@ export class DatabaseBudget {
           this.tracker?.leave();
         }
       };
-      // async: a work that throws at once rejects, and still settles the budget.
-      const running = current.run(this, async () => work());
+      // A work that throws at once rejects, and still settles the budget.
+      const running = (async () => work())();
       running.then(
         (value) => {
           settle();

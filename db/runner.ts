@@ -2,7 +2,7 @@ import type { PGlite, Transaction } from '@electric-sql/pglite';
 import { fillPlaceholders, type SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import type { ReservedSql, Sql } from 'postgres';
-import { currentBudget } from './deadline.js';
+import type { DatabaseBudget } from './deadline.js';
 import { assertBudgetLeft, beginFor, bounded, retryingLockWaits } from './statement-bounds.js';
 import type { Database } from './database.js';
 import { DATABASE_CASING } from './schema.js';
@@ -69,7 +69,11 @@ export interface StatementMode {
   prepared: boolean;
 }
 
-function postgresRows(client: Sql | ReservedSql, mode: StatementMode): Runner['rows'] {
+function postgresRows(
+  client: Sql | ReservedSql,
+  mode: StatementMode,
+  budget: DatabaseBudget | undefined,
+): Runner['rows'] {
   // The query itself is returned: an async wrapper here changed how fresh processes collect
   // garbage under load (docs/performance.md).
   return (statement, values) => {
@@ -77,7 +81,7 @@ function postgresRows(client: Sql | ReservedSql, mode: StatementMode): Runner['r
     // false (porsager/postgres#794): its text every time, parsed, planned and described
     // every time. A variable, not a literal in the call: `simple` is not in its option types.
     const options = { prepare: mode.prepared && statement.planEachRun !== true, simple: false };
-    return bounded(() =>
+    return bounded(budget, () =>
       client.unsafe<unknown[][]>(statement.sql, params(statement, values), options).values(),
     );
   };
@@ -98,14 +102,14 @@ export class TransactionNotCommittedError extends Error {
 async function postgresTransaction<T>(
   client: Sql,
   mode: StatementMode,
+  budget: DatabaseBudget | undefined,
   work: (tx: Runner) => Promise<T>,
 ): Promise<T> {
-  const budget = currentBudget();
   const session = await client.reserve();
   try {
     assertBudgetLeft(budget);
-    await bounded(() => session.unsafe(beginFor(budget)));
-    const result = await work({ rows: postgresRows(session, mode) });
+    await bounded(budget, () => session.unsafe(beginFor(budget)));
+    const result = await work({ rows: postgresRows(session, mode, budget) });
     assertBudgetLeft(budget);
     const { command } = await session.unsafe('commit');
     if (command !== 'COMMIT') {
@@ -139,29 +143,40 @@ export interface PostgresClients {
 }
 
 /**
- * The database's runner. Statements are named only where the server proved it sees our
+ * A database's runner for the work of one budget (a request's), or for work that belongs to no
+ * request when `budget` is undefined (db/statement-bounds.ts says how each is bounded).
+ */
+export type RunnerFactory = (budget: DatabaseBudget | undefined) => Transactor;
+
+/**
+ * The database's runners. Statements are named only where the server proved it sees our
  * connections directly (db/direct-connection.ts). Should a named statement still be missing on
  * the server, something pools the connections after all: from then on every statement is
  * unnamed, and the transaction that found out (aborted by that error before anything
  * committed) runs once more.
  */
-export function postgresRunner({ pool, reads }: PostgresClients, mode: StatementMode): Transactor {
-  const poolRows = postgresRows(pool, mode);
-  const readRows = postgresRows(reads, mode);
-  return {
-    rows: (statement, values) =>
-      statement.quickRead === true ? readRows(statement, values) : poolRows(statement, values),
-    transaction: (work) =>
-      retryingLockWaits(async () => {
-        try {
-          return await postgresTransaction(pool, mode, work);
-        } catch (error) {
-          // Even if a concurrent transaction switched first: this one used a name before that.
-          if (!isMissingStatement(error)) throw error;
-          mode.prepared = false;
-          return postgresTransaction(pool, mode, work);
-        }
-      }),
+export function postgresRunners(
+  { pool, reads }: PostgresClients,
+  mode: StatementMode,
+): RunnerFactory {
+  return (budget) => {
+    const poolRows = postgresRows(pool, mode, budget);
+    const readRows = postgresRows(reads, mode, budget);
+    return {
+      rows: (statement, values) =>
+        statement.quickRead === true ? readRows(statement, values) : poolRows(statement, values),
+      transaction: (work) =>
+        retryingLockWaits(budget, async () => {
+          try {
+            return await postgresTransaction(pool, mode, budget, work);
+          } catch (error) {
+            // Even if a concurrent transaction switched first: this one used a name before that.
+            if (!isMissingStatement(error)) throw error;
+            mode.prepared = false;
+            return postgresTransaction(pool, mode, budget, work);
+          }
+        }),
+    };
   };
 }
 
@@ -170,9 +185,12 @@ export function postgresRunner({ pool, reads }: PostgresClients, mode: Statement
  * the engine wait on locks (one session): the bound is that nothing of a request that gave up
  * starts, whether a statement or a transaction that waited for the engine meanwhile.
  */
-function pgliteRows(client: PGlite | Transaction): Runner['rows'] {
+function pgliteRows(
+  client: PGlite | Transaction,
+  budget: DatabaseBudget | undefined,
+): Runner['rows'] {
   return async (statement, values) => {
-    assertBudgetLeft();
+    assertBudgetLeft(budget);
     const result = await client.query<unknown[]>(statement.sql, params(statement, values), {
       rowMode: 'array',
     });
@@ -180,41 +198,57 @@ function pgliteRows(client: PGlite | Transaction): Runner['rows'] {
   };
 }
 
-export function pgliteRunner(client: PGlite): Transactor {
-  return {
-    rows: pgliteRows(client),
-    transaction: (work) => {
-      const budget = currentBudget();
-      return client.transaction((tx) => {
+export function pgliteRunners(client: PGlite): RunnerFactory {
+  return (budget) => ({
+    rows: pgliteRows(client, budget),
+    transaction: (work) =>
+      client.transaction((tx) => {
         assertBudgetLeft(budget);
-        return work({ rows: pgliteRows(tx) });
-      });
-    },
-  };
+        return work({ rows: pgliteRows(tx, budget) });
+      }),
+  });
 }
 
-const runners = new WeakMap<Database, Transactor>();
+interface Runners {
+  factory: RunnerFactory;
+  /** For work that belongs to no request. */
+  unbound: Transactor;
+}
+
+const runners = new WeakMap<Database, Runners>();
 
 /** Called by openDatabase for the database it opens. */
-export function attachRunner(db: Database, runner: Transactor): void {
-  runners.set(db, runner);
+export function attachRunners(db: Database, factory: RunnerFactory): void {
+  runners.set(db, { factory, unbound: factory(undefined) });
 }
 
-/** The runner of a database opened by openDatabase. */
+function runnersOf(db: Database): Runners {
+  const found = runners.get(db);
+  if (!found) throw new Error('Statements run on a database opened by openDatabase');
+  return found;
+}
+
+/** The runner of a database opened by openDatabase, for work that belongs to no request. */
 export function runnerOf(db: Database): Transactor {
-  const runner = runners.get(db);
-  if (!runner) throw new Error('Statements run on a database opened by openDatabase');
-  return runner;
+  return runnersOf(db).unbound;
 }
 
-/** What a query runs on: the database, or a transaction of it. */
+/** The runner of one request's work: its statements are bounded by the request's budget. */
+export function boundRunner(db: Database, budget: DatabaseBudget): Transactor {
+  return runnersOf(db).factory(budget);
+}
+
+/** What a query runs on: the database, a runner of it, or a transaction of it. */
 export type Queryable = Database | Runner;
 
 export function runnerFor(on: Queryable): Runner {
   return 'rows' in on ? on : runnerOf(on);
 }
 
-/** Runs `work` in one transaction of the database. */
-export function transaction<T>(db: Database, work: (tx: Runner) => Promise<T>): Promise<T> {
-  return runnerOf(db).transaction(work);
+/** Runs `work` in one transaction of the database, on `on`'s runner. */
+export function transaction<T>(
+  on: Database | Transactor,
+  work: (tx: Runner) => Promise<T>,
+): Promise<T> {
+  return ('transaction' in on && 'rows' in on ? on : runnerOf(on)).transaction(work);
 }

@@ -1,9 +1,4 @@
-import {
-  currentBudget,
-  DatabaseDeadlineError,
-  STATEMENT_TIMEOUT_MS,
-  type DatabaseBudget,
-} from './deadline.js';
+import { DatabaseDeadlineError, STATEMENT_TIMEOUT_MS, type DatabaseBudget } from './deadline.js';
 
 /**
  * The longest a statement of a request waits for one lock before it lets go of its connection
@@ -20,16 +15,23 @@ const spentError = () =>
 const refused = (): Promise<never> => Promise.reject(spentError());
 
 /**
+ * The budget a statement run for `budget` draws on: none once its work has settled, for a
+ * callback the work left behind (a listener, a timer) belongs to no request then.
+ */
+const owner = (budget: DatabaseBudget | undefined) => (budget?.waiting ? budget : undefined);
+
+/**
  * Runs `query` bounded by the budget of the work it belongs to: refused unsent once that budget
  * is spent, cancelled on the server (postgres.js sends a cancel request, which a pooler
  * forwards) the moment it runs out. A statement no request waits for (background work, a batch
  * several requests share) is cancelled after STATEMENT_TIMEOUT_MS.
  */
 export function bounded<Q extends Promise<unknown> & { cancel(): unknown }>(
+  of: DatabaseBudget | undefined,
   start: () => Q,
 ): Q | Promise<never> {
-  const budget = currentBudget();
-  if (budget?.spent) return refused();
+  if (of?.spent) return refused();
+  const budget = owner(of);
   const query = start();
   const cancel = () => void query.cancel();
   if (budget === undefined) {
@@ -40,17 +42,13 @@ export function bounded<Q extends Promise<unknown> & { cancel(): unknown }>(
     query.then(clear, clear);
     return query;
   }
-  const { signal } = budget;
-  signal.addEventListener('abort', cancel, { once: true });
-  const forget = () => {
-    signal.removeEventListener('abort', cancel);
-  };
+  const forget = budget.onSpent(cancel);
   query.then(forget, forget);
   return query;
 }
 
-/** Throws when the budget of the current work is spent: nothing more of it goes to the server. */
-export function assertBudgetLeft(budget = currentBudget()): void {
+/** Throws when the budget of the work is spent: nothing more of it goes to the server. */
+export function assertBudgetLeft(budget: DatabaseBudget | undefined): void {
   if (budget?.spent) throw spentError();
 }
 
@@ -61,7 +59,8 @@ export function assertBudgetLeft(budget = currentBudget()): void {
  * in transaction mode refuses it as a startup parameter and would carry a session setting to
  * whoever borrows the connection next. One simple-protocol message, so it costs no round trip.
  */
-export function beginFor(budget: DatabaseBudget | undefined): string {
+export function beginFor(of: DatabaseBudget | undefined): string {
+  const budget = owner(of);
   const statementMs =
     budget === undefined ? STATEMENT_TIMEOUT_MS : Math.max(1, Math.ceil(budget.leftMs()));
   const lockMs = budget === undefined ? statementMs : Math.min(statementMs, LOCK_WAIT_SLICE_MS);
@@ -78,8 +77,11 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * Runs `attempt` (a whole transaction) again after a jittered pause each time a lock wait
  * ran out of its slice, for as long as the request's budget lasts.
  */
-export async function retryingLockWaits<T>(attempt: () => Promise<T>): Promise<T> {
-  const budget = currentBudget();
+export async function retryingLockWaits<T>(
+  of: DatabaseBudget | undefined,
+  attempt: () => Promise<T>,
+): Promise<T> {
+  const budget = owner(of);
   for (;;) {
     try {
       return await attempt();

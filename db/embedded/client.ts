@@ -5,7 +5,7 @@ import { drizzle } from 'drizzle-orm/pglite';
 import { migrate } from 'drizzle-orm/pglite/migrator';
 import type { DatabaseHandle } from '../handle.js';
 import { migrationsFolder } from '../migrate.js';
-import { attachRunner, pgliteRunner } from '../runner.js';
+import { attachRunners, pgliteRunners } from '../runner.js';
 import * as schema from '../schema.js';
 import { backupPglite, dumpPglite } from './backup.js';
 import { ownerOnlyFolder, restrictToOwner } from './folder.js';
@@ -40,7 +40,7 @@ export async function openPglite(
   });
   if (onDisk) await restrictToOwner(dataDir);
   const db = drizzle(client, { schema, casing: schema.DATABASE_CASING });
-  attachRunner(db, pgliteRunner(client));
+  attachRunners(db, pgliteRunners(client));
   return {
     kind: 'pglite',
     db,

@@ -1,7 +1,7 @@
 import { and, asc, count, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
 import { QueryBuilder } from 'drizzle-orm/pg-core';
 import type { Database } from '../database.js';
-import { runnerOf, statementOf } from '../runner.js';
+import { runnerFor, statementOf, type Queryable } from '../runner.js';
 import { apiKeys, DATABASE_CASING } from '../schema.js';
 
 export type ApiKeyScope = (typeof apiKeys.scope.enumValues)[number];
@@ -46,10 +46,10 @@ const activeKey = statementOf(
 
 /** The stored hash and scope of a key that has not been revoked. */
 export async function findActiveApiKey(
-  db: Database,
+  on: Queryable,
   id: string,
 ): Promise<{ secretHash: string; scope: ApiKeyScope } | undefined> {
-  const [row] = await runnerOf(db).rows(activeKey, { id });
+  const [row] = await runnerFor(on).rows(activeKey, { id });
   return row && { secretHash: row[0] as string, scope: row[1] as ApiKeyScope };
 }
 

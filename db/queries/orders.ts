@@ -6,6 +6,7 @@ import {
   type Queryable,
   type Runner,
   type Statement,
+  type Transactor,
 } from '../runner.js';
 import type { Database } from '../database.js';
 import { OPEN_ORDER_STATUS_LIST, orderStatus, type orders } from '../schema.js';
@@ -139,7 +140,7 @@ export function orderPageStatement({ status, petId }: OrderFilters): Statement {
  * once every order whose id was drawn before has committed or rolled back.
  */
 export function listOrders(
-  db: Database,
+  db: Database | Transactor,
   options: OrderFilters & { limit: number; after: number },
 ): Promise<OrderRow[]> {
   const { limit, after, status, petId } = options;

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Database } from '../database.js';
-import { runnerOf, statementOf } from '../runner.js';
+import { runnerFor, runnerOf, statementOf, type Queryable } from '../runner.js';
 
 const issueStatement = statementOf(sql`
   insert into stream_tickets (hash, key_id, expires_at)
@@ -26,8 +26,8 @@ const redeemStatement = statementOf(sql`
   returning key_id`);
 
 /** The key id of an unexpired ticket, which is gone from now on; otherwise undefined. */
-export async function redeemStreamTicket(db: Database, hash: string): Promise<string | undefined> {
-  const [row] = await runnerOf(db).rows(redeemStatement, { hash });
+export async function redeemStreamTicket(on: Queryable, hash: string): Promise<string | undefined> {
+  const [row] = await runnerFor(on).rows(redeemStatement, { hash });
   return row === undefined ? undefined : (row[0] as string);
 }
 

@@ -1,5 +1,6 @@
 import type { Database } from '../../db/database.js';
 import { DatabaseBudget } from '../../db/deadline.js';
+import { boundRunner, type Transactor } from '../../db/runner.js';
 import type { ApiKeyScope } from '../../db/queries/api-keys.js';
 import type { Principal } from '../domain/auth/authenticator.js';
 import { authorize } from '../domain/auth/authorize.js';
@@ -42,8 +43,15 @@ export interface ContextOptions {
 }
 
 export interface Context extends Required<
-  Omit<ContextOptions, 'cursorSecret' | 'idempotencyKey' | 'ifMatch' | 'ifNoneMatch' | 'streams'>
+  Omit<
+    ContextOptions,
+    'db' | 'cursorSecret' | 'idempotencyKey' | 'ifMatch' | 'ifNoneMatch' | 'streams'
+  >
 > {
+  /** The request's statements: each bounded by its budget, refused once that is spent. */
+  db: Transactor;
+  /** The process's database, for work the request shares with others (grouped inserts). */
+  database: Database;
   idempotencyKey: string | undefined;
   ifMatch: string | undefined;
   ifNoneMatch: string | undefined;
@@ -78,14 +86,16 @@ function cursorCodecFor(secret: string): CursorCodec {
 
 /** Request-free, so tests build it directly; the HTTP pipeline passes what it read. */
 export function createContextInner(options: ContextOptions): Context {
+  const budget = options.budget ?? new DatabaseBudget();
   return {
-    db: options.db,
+    db: boundRunner(options.db, budget),
+    database: options.db,
     principal: options.principal,
     baseUrl: options.baseUrl,
     idempotencyKey: options.idempotencyKey,
     ifMatch: options.ifMatch,
     ifNoneMatch: options.ifNoneMatch,
-    budget: options.budget ?? new DatabaseBudget(),
+    budget,
     responseHeaders: options.responseHeaders ?? {},
     streams: options.streams,
     closeConnection: options.closeConnection ?? (() => undefined),

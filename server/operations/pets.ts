@@ -147,7 +147,7 @@ export const createPet = defineMutation({
           { operation: 'createPet', canonicalInput: [input.name, input.categoryId, input.status] },
           async (tx) => petAnswer(await insertPet(tx, input)),
         )
-      : { ...petAnswer(await insertPetGrouped(ctx.db, input)), replayed: false };
+      : { ...petAnswer(await insertPetGrouped(ctx.database, input)), replayed: false };
     if (!replayed) ctx.notifyChange();
     Object.assign(ctx.responseHeaders, headers);
     ctx.responseHeaders.location = `${ctx.baseUrl}/pets/${body.id}`;

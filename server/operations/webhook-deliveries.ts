@@ -40,8 +40,8 @@ export const listWebhookDeliveries = definePagedList({
   },
   cursor: { tag: 'webhooks.deliveries.v1' },
   read: async (ctx, { webhookId, status }, { after, limit }) => {
-    const rows = await deliveryPage(ctx.db, webhookId, { status, before: after, limit });
-    if (rows.length === 0 && !(await findWebhookEndpoint(ctx.db, webhookId))) {
+    const rows = await deliveryPage(ctx.database, webhookId, { status, before: after, limit });
+    if (rows.length === 0 && !(await findWebhookEndpoint(ctx.database, webhookId))) {
       throw webhookNotFound(webhookId);
     }
     return rows;
@@ -81,7 +81,7 @@ export const retryWebhookDelivery = defineMutation({
     },
   },
   handler: async (ctx, { webhookId, deliveryId }) => {
-    if (!(await retryDelivery(ctx.db, webhookId, deliveryId))) {
+    if (!(await retryDelivery(ctx.database, webhookId, deliveryId))) {
       throw new TRPCError({
         code: 'NOT_FOUND',
         message: `No delivery ${deliveryId} of webhook endpoint ${webhookId}`,
@@ -112,7 +112,7 @@ export const replayWebhook = defineMutation({
     },
   },
   handler: async (ctx, { webhookId, after }) => {
-    if (!(await findWebhookEndpoint(ctx.db, webhookId))) throw webhookNotFound(webhookId);
-    return { scheduled: await replayDeliveries(ctx.db, webhookId, Number(after)) };
+    if (!(await findWebhookEndpoint(ctx.database, webhookId))) throw webhookNotFound(webhookId);
+    return { scheduled: await replayDeliveries(ctx.database, webhookId, Number(after)) };
   },
 });

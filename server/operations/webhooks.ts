@@ -49,7 +49,7 @@ export const createWebhook = defineMutation({
   },
   handler: async (ctx, { url, types, description }) => {
     const secret = newSecret();
-    const row = await insertWebhookEndpoint(ctx.db, {
+    const row = await insertWebhookEndpoint(ctx.database, {
       id: newWebhookId(),
       url: await checkEndpointUrl(url, ctx.webhooks.allowPrivate),
       types: types ?? null,
@@ -77,7 +77,8 @@ export const listWebhooks = definePagedList({
     errorResponses: { 400: 'An invalid or unknown query parameter, or an altered cursor.' },
   },
   cursor: { tag: 'webhooks.list.v1' },
-  read: (ctx, _query, { after, limit }) => webhookEndpointPage(ctx.db, { before: after, limit }),
+  read: (ctx, _query, { after, limit }) =>
+    webhookEndpointPage(ctx.database, { before: after, limit }),
   positionOf: (row) => row.seq,
   toItem: toWebhook,
 });
@@ -99,7 +100,7 @@ export const getWebhook = defineQuery({
     errorResponses: { 400: 'A malformed `webhookId`.', 404: NOT_FOUND },
   },
   handler: async (ctx, { webhookId }) => {
-    const row = await findWebhookEndpoint(ctx.db, webhookId);
+    const row = await findWebhookEndpoint(ctx.database, webhookId);
     if (!row) throw webhookNotFound(webhookId);
     return toWebhook(row);
   },
@@ -124,7 +125,7 @@ export const updateWebhook = defineMutation({
   handler: async (ctx, { webhookId, url, ...patch }) => {
     const checked =
       url === undefined ? {} : { url: await checkEndpointUrl(url, ctx.webhooks.allowPrivate) };
-    const row = await updateWebhookEndpoint(ctx.db, webhookId, { ...patch, ...checked });
+    const row = await updateWebhookEndpoint(ctx.database, webhookId, { ...patch, ...checked });
     if (!row) throw webhookNotFound(webhookId);
     return toWebhook(row);
   },
@@ -151,7 +152,7 @@ export const deleteWebhook = defineMutation({
     },
   },
   handler: async (ctx, { webhookId }) => {
-    if (!(await deleteWebhookEndpoint(ctx.db, webhookId))) throw webhookNotFound(webhookId);
+    if (!(await deleteWebhookEndpoint(ctx.database, webhookId))) throw webhookNotFound(webhookId);
   },
 });
 
@@ -178,7 +179,7 @@ export const rotateWebhookSecret = defineMutation({
   handler: async (ctx, { webhookId }) => {
     const secret = newSecret();
     const until = new Date(ctx.webhooks.now().getTime() + PREVIOUS_SECRET_MS);
-    const row = await rotateWebhookEndpointSecret(ctx.db, webhookId, secret, until);
+    const row = await rotateWebhookEndpointSecret(ctx.database, webhookId, secret, until);
     if (!row) throw webhookNotFound(webhookId);
     return { ...toWebhook(row), secret };
   },

@@ -8,7 +8,7 @@ import {
   UNKNOWN_KEY_TTL_MS,
 } from '../../server/domain/auth/authenticator.js';
 import { issueApiKey } from '../../server/domain/auth/issue-api-key.js';
-import { attachRunner, runnerOf } from '../../db/runner.js';
+import { attachRunners, runnerOf } from '../../db/runner.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
 let database: TestDatabase;
@@ -34,13 +34,13 @@ function counted(db: Database) {
     },
   });
   const runner = runnerOf(db);
-  attachRunner(proxy, {
+  attachRunners(proxy, () => ({
     rows: (statement, values) => {
       calls.select += 1;
       return runner.rows(statement, values);
     },
     transaction: (work) => runner.transaction(work),
-  });
+  }));
   return { db: proxy, calls };
 }
 
@@ -55,10 +55,10 @@ const untouchable = new Proxy<object>(
     },
   },
 ) as Database;
-attachRunner(untouchable, {
+attachRunners(untouchable, () => ({
   rows: () => Promise.reject(consulted('a statement')),
   transaction: () => Promise.reject(consulted('a transaction')),
-});
+}));
 
 function withBrokenChecksum(key: string): string {
   const last = key.at(-1) === 'a' ? 'b' : 'a';

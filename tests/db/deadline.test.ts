@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { currentBudget, DatabaseBudget, outsideBudgets } from '../../db/deadline.js';
+import { DatabaseBudget } from '../../db/deadline.js';
 
 const hang = () => new Promise<never>(() => undefined);
 const after = <T>(ms: number, value: T) =>
@@ -62,34 +62,22 @@ describe('DatabaseBudget', () => {
     await expect(last).resolves.toBe('c');
   });
 
-  it('is the budget of the work it runs, until that work settles', async () => {
+  it('cancels what is registered once spent, and nothing that was unregistered', async () => {
     const budget = new DatabaseBudget(1_000);
-    const seen: unknown[] = [];
-    const work = budget.within(async () => {
-      seen.push(currentBudget());
-      await after(10, 'later');
-      seen.push(currentBudget(), outsideBudgets(currentBudget));
-    });
-    await vi.advanceTimersByTimeAsync(10);
-    await work;
-    expect(seen).toEqual([budget, budget, undefined]);
-    expect(currentBudget()).toBeUndefined();
-  });
-
-  it('aborts its signal once spent, while the work it gave up on is still its own', async () => {
-    const budget = new DatabaseBudget(1_000);
-    let during: DatabaseBudget | undefined;
+    const cancelled: string[] = [];
     const outcome = expect(
       budget.within(async () => {
+        budget.onSpent(() => cancelled.push('running'));
+        const forget = budget.onSpent(() => cancelled.push('finished'));
+        forget();
         await after(1_500, 'late');
-        during = currentBudget();
       }),
     ).rejects.toMatchObject({ code: 'DATABASE_DEADLINE' });
     await vi.advanceTimersByTimeAsync(1_000);
     await outcome;
     expect(budget.spent).toBe(true);
-    expect(budget.signal.aborted).toBe(true);
-    await vi.advanceTimersByTimeAsync(500);
-    expect(during?.spent).toBe(true);
+    expect(cancelled).toEqual(['running']);
+    budget.onSpent(() => cancelled.push('after'));
+    expect(cancelled).toEqual(['running', 'after']);
   });
 });

@@ -1,5 +1,5 @@
 import postgres from 'postgres';
-import { postgresRunner, transaction, type Runner, type Transactor } from '../../db/runner.js';
+import { postgresRunners, transaction, type Runner, type Transactor } from '../../db/runner.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   appendEvents,
@@ -127,7 +127,7 @@ describeOnPostgres('two writers on two connections (PostgreSQL)', () => {
     if (options.kind !== 'postgres') throw new Error('PostgreSQL only');
     const client = postgres(options.url, { max: 1, onnotice: () => undefined });
     clients.push(client);
-    return postgresRunner({ pool: client, reads: client }, { prepared: true });
+    return postgresRunners({ pool: client, reads: client }, { prepared: true })(undefined);
   };
   afterAll(() => Promise.all(clients.map((client) => client.end())));
 

@@ -1,7 +1,7 @@
 import postgres from 'postgres';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { postgresRunner, statementOf } from '../../db/runner.js';
+import { postgresRunners, statementOf } from '../../db/runner.js';
 import { describeOnPostgres, postgresTarget } from '../helpers/database.js';
 
 /**
@@ -19,7 +19,7 @@ describeOnPostgres('a statement without parameters', () => {
   afterAll(() => client.end());
 
   it('is prepared on the server like any other, when statements are prepared', async () => {
-    const runner = postgresRunner({ pool: client, reads: client }, { prepared: true });
+    const runner = postgresRunners({ pool: client, reads: client }, { prepared: true })(undefined);
     const statement = statementOf(sql`select count(*) from pg_catalog.pg_class`, {
       quickRead: true,
     });

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DatabaseBudget } from '../../db/deadline.js';
-import { runnerOf, statementOf, transaction } from '../../db/runner.js';
+import { boundRunner, runnerOf, statementOf, transaction } from '../../db/runner.js';
 import { createTestDatabase, testDatabaseTarget, type TestDatabase } from '../helpers/database.js';
 
 /**
@@ -38,12 +38,13 @@ describe('a request that gave up', () => {
   it('sends nothing more: a later statement and a later transaction are refused', async () => {
     const budget = new DatabaseBudget(50);
     let sent = 0;
+    const runner = boundRunner(database.handle.db, budget);
     const work = budget.within(async () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
-      await rows(statementOf(sql`select 1`)).then(() => sent++);
+      await runner.rows(statementOf(sql`select 1`)).then(() => sent++);
     });
     await expect(work).rejects.toMatchObject({ code: 'DATABASE_DEADLINE' });
-    const late = budget.within(() => transaction(database.handle.db, () => Promise.resolve(1)));
+    const late = budget.within(() => transaction(runner, () => Promise.resolve(1)));
     await expect(late).rejects.toMatchObject({ code: 'DATABASE_DEADLINE' });
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(sent).toBe(0);
@@ -61,7 +62,8 @@ describe.runIf(testDatabaseTarget().kind === 'postgres')('on PostgreSQL', () => 
 
   it("cancels the running statement when the request's budget runs out", async () => {
     const budget = new DatabaseBudget(300);
-    await expect(budget.within(() => rows(sleep(10)))).rejects.toMatchObject({
+    const runner = boundRunner(database.handle.db, budget);
+    await expect(budget.within(() => runner.rows(sleep(10)))).rejects.toMatchObject({
       code: 'DATABASE_DEADLINE',
     });
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -69,8 +71,9 @@ describe.runIf(testDatabaseTarget().kind === 'postgres')('on PostgreSQL', () => 
   });
 
   it('gives a transaction what is left of the budget, and lock waits of 200 ms', async () => {
-    const [row] = await new DatabaseBudget(1_000).within(() =>
-      transaction(database.handle.db, (tx) => tx.rows(settings)),
+    const budget = new DatabaseBudget(1_000);
+    const [row] = await budget.within(() =>
+      transaction(boundRunner(database.handle.db, budget), (tx) => tx.rows(settings)),
     );
     const [statementMs, lockMs] = (row ?? []).map((value) => parseInt(String(value), 10));
     expect(statementMs).toBeGreaterThan(0);

@@ -1,5 +1,6 @@
 import type { Database } from '../../../db/database.js';
 import { DatabaseBudget } from '../../../db/deadline.js';
+import { boundRunner } from '../../../db/runner.js';
 import { findActiveApiKey, touchApiKeys, type ApiKeyScope } from '../../../db/queries/api-keys.js';
 import { hashApiKey, hashesEqual, parseApiKey } from './api-key.js';
 
@@ -70,7 +71,7 @@ export class Authenticator {
     if ((this.unknown.get(hash) ?? 0) > now) return null;
     if (beforeUnknownLookup && !this.known.has(hash)) await beforeUnknownLookup();
 
-    const stored = await budget.within(() => findActiveApiKey(this.db, id));
+    const stored = await budget.within(() => findActiveApiKey(boundRunner(this.db, budget), id));
     if (!stored || !hashesEqual(stored.secretHash, hash)) {
       this.cache.delete(hash);
       remember(this.unknown, hash, now + UNKNOWN_KEY_TTL_MS);
@@ -90,7 +91,7 @@ export class Authenticator {
    */
   async principalOf(keyId: string, budget = new DatabaseBudget()): Promise<Principal | null> {
     if (this.envKeys.some((key) => key.id === keyId)) return { keyId, scope: 'write' };
-    const stored = await budget.within(() => findActiveApiKey(this.db, keyId));
+    const stored = await budget.within(() => findActiveApiKey(boundRunner(this.db, budget), keyId));
     return stored ? { keyId, scope: stored.scope } : null;
   }
 

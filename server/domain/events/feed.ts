@@ -7,7 +7,6 @@ import {
   type EventRow,
   type EventType,
 } from '../../../db/queries/events.js';
-import { outsideBudgets } from '../../../db/deadline.js';
 import type { Logger } from '../../support/logger.js';
 import type { EventBody } from '../schemas/event.js';
 import { summarizeError } from '../../support/error-summary.js';
@@ -91,8 +90,8 @@ export class EventFeed {
 
   /** Starts listening (once) and resolves when the feed knows the log's head. */
   start(): Promise<void> {
-    // The feed serves every stream: no one request's deadline may cancel its reads.
-    this.started ??= outsideBudgets(() => this.listen()).catch((error: unknown) => {
+    // The feed serves every stream: its reads run on the database, no request's runner.
+    this.started ??= this.listen().catch((error: unknown) => {
       this.started = undefined;
       throw error;
     });
@@ -138,7 +137,7 @@ export class EventFeed {
     }
     this.lastRead = performance.now();
     this.pumping = true;
-    outsideBudgets(() => this.drain())
+    this.drain()
       .catch((error: unknown) => {
         this.logger.warn(
           { err: summarizeError(error, { stack: false }) },

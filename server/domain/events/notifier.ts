@@ -1,5 +1,4 @@
 import type { DatabaseHandle } from '../../../db/client.js';
-import { outsideBudgets } from '../../../db/deadline.js';
 import { notifyEventFeeds } from '../../../db/queries/events.js';
 import type { Logger } from '../../support/logger.js';
 import { summarizeError } from '../../support/error-summary.js';
@@ -23,7 +22,7 @@ export function createChangeNotifier(database: DatabaseHandle, logger: Logger) {
   const send = () => {
     scheduled = undefined;
     // Every process's feeds wait for it, not the request whose change scheduled it.
-    outsideBudgets(() => notifyEventFeeds(database.db)).then(
+    notifyEventFeeds(database.db).then(
       () => {
         warned = false;
       },

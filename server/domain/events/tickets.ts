@@ -1,5 +1,7 @@
 import { hash, randomBytes } from 'node:crypto';
 import type { Database } from '../../../db/database.js';
+import { DatabaseBudget } from '../../../db/deadline.js';
+import { boundRunner } from '../../../db/runner.js';
 import {
   deleteExpiredStreamTickets,
   insertStreamTicket,
@@ -48,10 +50,10 @@ export class StreamTickets {
   }
 
   /** The key id a valid ticket stands for, spending the ticket; undefined for any other text. */
-  redeem(ticket: string): Promise<string | undefined> {
+  redeem(ticket: string, budget = new DatabaseBudget()): Promise<string | undefined> {
     // Text that is no ticket costs no statement.
     if (!TICKET.test(ticket)) return Promise.resolve(undefined);
-    return redeemStreamTicket(this.db, digest(ticket));
+    return budget.within(() => redeemStreamTicket(boundRunner(this.db, budget), digest(ticket)));
   }
 
   /** Deletes expired tickets in the background, with the other purges. */

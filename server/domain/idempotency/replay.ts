@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Database } from '../../../db/database.js';
-import { transaction, type Runner } from '../../../db/runner.js';
+import { transaction, type Runner, type Transactor } from '../../../db/runner.js';
 import { ConflictError, UnprocessableError } from '../errors.js';
 import {
   findIdempotencyRecord,
@@ -45,7 +45,7 @@ function fingerprint(canonicalInput: unknown): string {
  * the first commits, the lock is free and the retry finds its record.
  */
 export function performIdempotently<T>(
-  db: Database,
+  db: Database | Transactor,
   scope: IdempotencyScope,
   request: IdempotentRequest,
   perform: (tx: Runner) => Promise<Recorded<T>>,

@@ -130,7 +130,7 @@ async function authenticateTicket(
   const address = authFailures && clientAddress(req, deps.trustProxy);
   if (authFailures && address !== undefined)
     await refuseSpentAddress(authFailures, address, state, deps);
-  const keyId = await state.budget.within(() => tickets.redeem(ticket));
+  const keyId = await tickets.redeem(ticket, state.budget);
   const principal = keyId && (await deps.authenticator.principalOf(keyId, state.budget));
   if (principal) {
     state.keyId = principal.keyId;
