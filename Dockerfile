@@ -40,4 +40,4 @@ EXPOSE 3000 9464
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # node directly (not npm start) so SIGTERM reaches the service and no build runs at start.
-CMD ["node", "--max-old-space-size=256", "dist/server/main.js"]
+CMD ["node", "--max-old-space-size=256", "--no-allocation-site-pretenuring", "dist/server/main.js"]

@@ -14,6 +14,7 @@ import {
   type Sample,
   type ScenarioResult,
 } from './report.js';
+import { QUIET_LOAD, waitForQuiet } from './quiet.js';
 import { recordRun } from './results.js';
 import { scenarios, soakMix, withStreamsOpen, workersScenario } from './scenarios.js';
 import { DEFAULT_BENCH_PETS, parsePetCount, resetWriteState, seedBenchDatabase } from './seed.js';
@@ -35,6 +36,7 @@ const { values: args } = parseArgs({
     streams: { type: 'boolean', default: false },
     embedded: { type: 'string' },
     'pglite-defaults': { type: 'boolean', default: false },
+    noisy: { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
 });
@@ -47,14 +49,16 @@ if (args.help) {
       '  --streams: only the phase with 1,000 event streams open\n' +
       '  --embedded <pets,...>: only the embedded phase, a PGlite folder of each size (10000,1000000)\n' +
       "  --pglite-defaults: the embedded phase with PostgreSQL's own memory and WAL settings\n" +
-      'Every run but a smoke is recorded in bench/results/, one file a run.\n',
+      '  --noisy: record the run even when the machine was busy at its start\n' +
+      'Every run but a smoke is recorded in bench/results/, one file a run, unless the load\n' +
+      `average at its start was above ${QUIET_LOAD} (something else was running).\n`,
   );
   process.exit(0);
 }
 
 const startedAt = new Date();
-const loadAtStart = loadavg()[0] ?? NaN;
 const smoke = args.smoke;
+const loadAtStart = smoke ? (loadavg()[0] ?? NaN) : await waitForQuiet();
 const wanted = args.only?.split(',');
 const chosen = scenarios.filter(
   ({ name }) => !wanted || wanted.some((text) => name.includes(text)),
@@ -76,6 +80,12 @@ const load = { connections, duration, key: KEY, core: loadCore, pets };
 function record(kind: string, setup: string, report: string): void {
   process.stdout.write(`\n${setup}\n\n${report}\n`);
   if (smoke) return;
+  if (loadAtStart > QUIET_LOAD && !args.noisy) {
+    process.stdout.write(
+      `\nNot recorded: load average ${loadAtStart.toFixed(1)} at the start (--noisy records it)\n`,
+    );
+    return;
+  }
   const file = recordRun({ kind, args: argv, startedAt, loadAtStart, setup, report });
   process.stdout.write(`\nRecorded: ${file}\n`);
 }

@@ -1,5 +1,6 @@
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pinned, startProcess } from './processes.js';
 
@@ -23,16 +24,19 @@ export function migrateDatabase(url: string): void {
   });
 }
 
-function readManifest(): { scripts: { start: string }; dependencies: Record<string, string> } {
-  return JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+function readManifest(root = SERVICE_ROOT): {
+  scripts: { start: string };
+  dependencies: Record<string, string>;
+} {
+  return JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
     scripts: { start: string };
     dependencies: Record<string, string>;
   };
 }
 
 /** `npm start`'s node arguments (flags and entry point), run without npm in between. */
-export function startArguments(): string[] {
-  const { start } = readManifest().scripts;
+export function startArguments(root = SERVICE_ROOT): string[] {
+  const { start } = readManifest(root).scripts;
   const [command, ...rest] = start.split(/\s+/);
   if (command !== 'node') throw new Error(`npm start must run node directly: ${start}`);
   return rest;
@@ -43,13 +47,24 @@ export function serviceDependency(name: string): string | undefined {
   return readManifest().dependencies[name];
 }
 
+/** Another build of the service: a checkout at `root`, run by the node at `node`. */
+export interface ServiceBuild {
+  root: string;
+  node: string;
+}
+
 /**
  * The built service, on `core` when given (taskset execs node, so the child's pid is the
- * service's own, whose CPU time the bench reads), with `env` on top of the bench's own.
+ * service's own, whose CPU time the bench reads), with `env` on top of the bench's own. The
+ * bench's own checkout and node unless `build` names others, each build as its `npm start` does.
  */
-export function startService(env: Record<string, string>, core?: number): ChildProcess {
-  const args = startArguments();
+export function startService(
+  env: Record<string, string>,
+  core?: number,
+  build: ServiceBuild = { root: SERVICE_ROOT, node: process.execPath },
+): ChildProcess {
+  const args = startArguments(build.root);
   const [command, commandArgs] =
-    core === undefined ? [process.execPath, args] : pinned(core, process.execPath, args);
-  return startProcess(command, commandArgs, env, SERVICE_ROOT);
+    core === undefined ? [build.node, args] : pinned(core, build.node, args);
+  return startProcess(command, commandArgs, env, build.root);
 }

@@ -1,0 +1,69 @@
+import type { Sample } from './report.js';
+
+/** The checkout may cost at most this much CPU per request against the reference's. */
+export const CPU_LIMIT = 1.15;
+
+/** One round of one scenario: each server measured moments apart, in an order that rotates. */
+export interface GuardRound {
+  floor: Sample;
+  reference: Sample;
+  checkout: Sample;
+}
+
+export interface ScenarioRounds {
+  scenario: string;
+  rounds: GuardRound[];
+}
+
+/** Per round, the checkout's CPU per request over the reference's in the same round. */
+export const cpuRatios = (rounds: GuardRound[]): number[] =>
+  rounds.map(({ reference, checkout }) => checkout.cpuUsPerRequest / reference.cpuUsPerRequest);
+
+/**
+ * Slower only when two successive rounds both say so: one round can meet a checkpoint or a
+ * burst of another process, two in a row are the build.
+ */
+export function slower(ratios: number[], limit = CPU_LIMIT): boolean {
+  return ratios.some(
+    (ratio, round) => round > 0 && ratio > limit && (ratios[round - 1] ?? 0) > limit,
+  );
+}
+
+/** The scenarios on which the checkout is slower than the reference. */
+export const slowerScenarios = (results: ScenarioRounds[], limit = CPU_LIMIT): string[] =>
+  results.filter(({ rounds }) => slower(cpuRatios(rounds), limit)).map(({ scenario }) => scenario);
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+};
+
+const medianOf = (rounds: GuardRound[], pick: (round: GuardRound) => number) =>
+  median(rounds.map(pick));
+
+export function renderGuard(results: ScenarioRounds[]): string {
+  const lines = [
+    '| scenario | CPU µs/req floor / reference / checkout | checkout / reference per round | p99 ms floor / reference / checkout | p99 checkout / floor | non-2xx / errors |',
+    '|---|---:|---|---:|---:|---:|',
+  ];
+  for (const { scenario, rounds } of results) {
+    const cpu = (who: keyof GuardRound) =>
+      Math.round(medianOf(rounds, (round) => round[who].cpuUsPerRequest));
+    const p99 = (who: keyof GuardRound) => medianOf(rounds, (round) => round[who].p99);
+    const failures = rounds.reduce(
+      (sum, round) => sum + round.checkout.non2xx + round.checkout.errors,
+      0,
+    );
+    const tail = median(rounds.map((round) => round.checkout.p99 / round.floor.p99));
+    lines.push(
+      `| ${scenario} | ${cpu('floor')} / ${cpu('reference')} / ${cpu('checkout')} | ${cpuRatios(
+        rounds,
+      )
+        .map((ratio) => ratio.toFixed(2))
+        .join(
+          ', ',
+        )} | ${p99('floor')} / ${p99('reference')} / ${p99('checkout')} | ${tail.toFixed(2)} | ${failures} |`,
+    );
+  }
+  return lines.join('\n');
+}
