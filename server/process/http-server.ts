@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { trackInFlight } from '../surfaces/http/pipeline/in-flight.js';
+import { ListenError } from '../support/errors.js';
 
 export interface HttpTimeouts {
   /** The whole request, headers and body, must arrive within this. */
@@ -71,9 +72,12 @@ export function createHttpServer(
     server,
     listen: (port, host) =>
       new Promise((resolve, reject) => {
-        server.once('error', reject);
+        const failed = (error: Error) => {
+          reject(new ListenError('service', `${host}:${port}`, { cause: error }));
+        };
+        server.once('error', failed);
         server.listen(port, host, () => {
-          server.off('error', reject);
+          server.off('error', failed);
           resolve(server.address() as AddressInfo);
         });
       }),

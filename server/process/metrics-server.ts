@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { AggregatorRegistry, collectDefaultMetrics, type Registry } from 'prom-client';
 import { summarizeError } from '../support/error-summary.js';
 import type { Logger } from '../support/logger.js';
+import { ListenError } from '../support/errors.js';
 
 /** What one scrape answers: the text and its content type. */
 type Scrape = () => Promise<{ contentType: string; body: string }>;
@@ -41,9 +42,12 @@ function listen(
     );
   });
   return new Promise((resolve, reject) => {
-    server.once('error', reject);
+    const failed = (error: Error) => {
+      reject(new ListenError('metrics', `${host}:${port}`, { cause: error }));
+    };
+    server.once('error', failed);
     server.listen(port, host, () => {
-      server.off('error', reject);
+      server.off('error', failed);
       const address = server.address() as AddressInfo;
       logger.info({ address: `http://${address.address}:${address.port}/metrics` }, 'metrics');
       resolve({

@@ -7,3 +7,16 @@
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
+
+/** A listener that could not bind its port: which one, and the address it asked for. */
+export class ListenError extends Error {
+  override name = 'ListenError';
+
+  constructor(
+    readonly listener: 'service' | 'metrics',
+    readonly address: string,
+    options: { cause: unknown },
+  ) {
+    super(`The ${listener} listener could not listen on ${address}`, options);
+  }
+}

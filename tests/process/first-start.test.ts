@@ -56,39 +56,56 @@ describe('the command line', () => {
     expect(run.stderr).toContain('Usage: ');
   });
 
-  it('reports any other failure to start as one JSON line with its cause, exit code 1', async () => {
-    const taken = createServer();
-    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
-    const { port } = taken.address() as AddressInfo;
-    try {
-      const run = await runService([], {
-        PGLITE_DIR: dataDir,
-        HOST: '127.0.0.1',
-        PORT: String(port),
-        API_KEYS: 'start-failure-key-0123456789abcdef',
-      });
-      expect(run.code).toBe(1);
-      expect(run.stderr).toBe('');
-      // Every stdout line is JSON (lines still buffered are written at exit, after this one).
-      const lines = run.stdout
-        .trim()
-        .split('\n')
-        .map((line) => JSON.parse(line) as Record<string, unknown>);
-      const failures = lines.filter((line) => line.msg === 'failed to start');
-      expect(failures).toHaveLength(1);
-      const [last] = failures as { level: number; err: { code: string; stack: string } }[];
-      expect(last).toMatchObject({ level: 60, err: { code: 'EADDRINUSE' } });
-      expect(last?.err.stack).toContain('at ');
-    } finally {
-      taken.close();
-    }
-  });
+  /** The one fatal line of a run whose every stdout line is JSON (buffered lines follow it). */
+  function fatalLine(stdout: string) {
+    const lines = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const fatal = lines.filter((line) => line.level === 60);
+    expect(fatal).toHaveLength(1);
+    return fatal[0] as { msg: string; err: { code?: string; kind: string; stack?: string } };
+  }
 
-  it('names a bad variable and the form it expects', async () => {
+  it.each(['PORT', 'METRICS_PORT'])(
+    'reports a taken %s as one JSON line naming the listener and its address, exit code 1',
+    async (setting) => {
+      const taken = createServer();
+      await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+      const { port } = taken.address() as AddressInfo;
+      const listener = setting === 'PORT' ? 'service' : 'metrics';
+      try {
+        const run = await runService([], {
+          PGLITE_DIR: dataDir,
+          HOST: '127.0.0.1',
+          PORT: '0',
+          METRICS_HOST: '127.0.0.1',
+          [setting]: String(port),
+          API_KEYS: 'start-failure-key-0123456789abcdef',
+        });
+        expect(run.code).toBe(1);
+        expect(run.stderr).toBe('');
+        const fatal = fatalLine(run.stdout);
+        expect(fatal).toMatchObject({
+          msg: `The ${listener} listener could not listen on 127.0.0.1:${port}`,
+          listener,
+          address: `127.0.0.1:${port}`,
+          err: { code: 'EADDRINUSE' },
+        });
+        expect(fatal.err.stack).toContain('at ');
+      } finally {
+        taken.close();
+      }
+    },
+  );
+
+  it('names a bad variable and the form it expects, in one JSON line, exit code 78', async () => {
     const run = await runService([], { PGLITE_DIR: dataDir, PORT: 'abc' });
     expect(run.code).toBe(78);
-    expect(run.stderr).toContain('PORT="abc": expected a whole number from 0 to 65535');
-    expect(run.stderr).not.toContain('NaN');
+    const fatal = fatalLine(run.stdout);
+    expect(fatal.msg).toContain('PORT="abc": expected a whole number from 0 to 65535');
+    expect(fatal.msg).not.toContain('NaN');
+    expect(fatal.err.kind).toBe('ConfigError');
   });
 });
 
