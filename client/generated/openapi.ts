@@ -513,7 +513,7 @@ export interface components {
         };
         /** @description One change to the inventory (experimental). */
         Event: {
-            /** @description Id of an event, a decimal string; ids increase with every change. */
+            /** @description Id of an event, a decimal string of at most 9007199254740991; ids increase with every change. */
             id: string;
             type: components["schemas"]["EventType"];
             /**
@@ -587,6 +587,7 @@ export interface components {
         Webhook: {
             /** @description Id of a webhook endpoint, `wh_…`. */
             id: string;
+            /** Format: uri */
             url: string;
             types: components["schemas"]["EventType"][] | null;
             description: string | null;
@@ -603,6 +604,7 @@ export interface components {
         WebhookWithSecret: {
             /** @description Id of a webhook endpoint, `wh_…`. */
             id: string;
+            /** Format: uri */
             url: string;
             types: components["schemas"]["EventType"][] | null;
             description: string | null;
@@ -700,7 +702,10 @@ export interface components {
         };
         /** @description An endpoint to register. Unknown fields are rejected. */
         NewWebhook: {
-            /** @description Absolute `https:` URL without credentials, at most 2,048 characters, whose host is and resolves to public addresses only. */
+            /**
+             * Format: uri
+             * @description Absolute `https:` URL without credentials, at most 2,048 characters, whose host is and resolves to public addresses only.
+             */
             url: string;
             /** @description The event types sent to it; absent or null: every type. */
             types?: components["schemas"]["EventType"][];
@@ -709,7 +714,10 @@ export interface components {
         };
         /** @description The fields of an endpoint to change: at least one. Unknown fields are rejected. */
         WebhookPatch: {
-            /** @description Absolute `https:` URL without credentials, at most 2,048 characters, whose host is and resolves to public addresses only. */
+            /**
+             * Format: uri
+             * @description Absolute `https:` URL without credentials, at most 2,048 characters, whose host is and resolves to public addresses only.
+             */
             url?: string;
             types?: components["schemas"]["EventType"][] | null;
             description?: string | null;
@@ -3215,13 +3223,13 @@ export interface operations {
     streamEvents: {
         parameters: {
             query?: {
-                /** @description Resume after this event id (`Last-Event-ID` wins when both are sent). */
+                /** @description Resume after this event id, at most 9007199254740991 (`Last-Event-ID` wins when both are sent). */
                 after?: string;
                 /** @description Comma-separated event types to keep, e.g. `pet.created,order.placed`. */
                 types?: string;
             };
             header?: {
-                /** @description The id of the last event received: resume after it. */
+                /** @description The id of the last event received, at most 9007199254740991: resume after it. */
                 "Last-Event-ID"?: string;
             };
             path?: never;

@@ -130,6 +130,17 @@ describe('GET /v1/events refuses before any stream opens', () => {
     expect([refusal.status, refusal.body.code]).toEqual([400, 'BAD_REQUEST']);
   });
 
+  it('400 naming the bound for an id past 2^53 - 1, which a number would round', async () => {
+    for (const [query, headers] of [
+      ['?after=9999999999999999', {}],
+      ['', { 'last-event-id': '9007199254740992' }],
+    ] as const) {
+      const refusal = await refusedStream(server, TEST_KEY, query, headers);
+      expect([refusal.status, refusal.body.code]).toEqual([400, 'BAD_REQUEST']);
+      expect(JSON.stringify(refusal.body)).toContain('at most 9007199254740991');
+    }
+  });
+
   it('400 for an id beyond the last event, which resuming would silently skip to', async () => {
     const head = await lastEventId(db());
     for (const [query, headers] of [

@@ -9,11 +9,19 @@ export const EventTypeSchema = z.enum(eventType.enumValues).meta({
   description: 'What changed: a pet created, updated or deleted, an order placed or updated.',
 });
 
-/** Event ids are decimal strings of the log's int64 ids. */
-const EventIdSchema = z
+/**
+ * Event ids are decimal strings of the log's int64 ids, which the service reads as numbers:
+ * one past 2^53 - 1 would be rounded to another id, so it is refused, naming the bound.
+ */
+export const MAX_EVENT_ID = Number.MAX_SAFE_INTEGER;
+
+export const EventIdSchema = z
   .string()
   .regex(/^\d{1,16}$/, 'must be an event id: decimal digits')
-  .meta({ description: 'Id of an event, a decimal string; ids increase with every change.' });
+  .refine((id) => Number(id) <= MAX_EVENT_ID, `must be an event id: at most ${MAX_EVENT_ID}`)
+  .meta({
+    description: `Id of an event, a decimal string of at most ${MAX_EVENT_ID}; ids increase with every change.`,
+  });
 
 export const EventSchema = z
   .object({

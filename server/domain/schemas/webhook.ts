@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { webhookDeliveryStatus } from '../../../db/schema-webhooks.js';
 import { cursorParam, limitParam, positiveInt64, timestamp } from './common.js';
-import { EventTypeSchema } from './event.js';
+import { EventIdSchema, EventTypeSchema } from './event.js';
 
 /** The longest URL an endpoint may have. */
 export const WEBHOOK_URL_MAX = 2048;
@@ -12,6 +12,7 @@ const WebhookIdSchema = z
   .meta({ description: 'Id of a webhook endpoint, `wh_…`.' });
 
 const UrlSchema = z.string().min(1).max(WEBHOOK_URL_MAX).meta({
+  format: 'uri',
   description:
     'Absolute `https:` URL without credentials, at most 2,048 characters, whose host is and resolves to public addresses only.',
 });
@@ -24,7 +25,7 @@ const DescriptionSchema = z.string().max(500).meta({ description: 'Free text, fo
 export const WebhookSchema = z
   .object({
     id: WebhookIdSchema,
-    url: z.string(),
+    url: z.string().meta({ format: 'uri' }),
     types: TypesSchema.nullable(),
     description: z.string().nullable(),
     enabled: z.boolean().meta({
@@ -107,10 +108,7 @@ export const RetryDeliveryInputSchema = WebhookIdParam.extend({
 });
 
 export const ReplayInputSchema = WebhookIdParam.extend({
-  after: z
-    .string()
-    .regex(/^\d{1,16}$/, 'must be an event id: decimal digits')
-    .meta({ description: 'Every kept event after this id is sent again.' }),
+  after: EventIdSchema.meta({ description: 'Every kept event after this id is sent again.' }),
 }).meta({ id: 'WebhookReplay', description: 'Where a replay starts.' });
 
 export const ScheduledSchema = z

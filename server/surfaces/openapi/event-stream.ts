@@ -1,6 +1,6 @@
 import type { OpenAPIObject } from 'trpc-to-openapi';
 import { z } from 'zod';
-import { EventTypeSchema } from '../../domain/schemas/event.js';
+import { EventTypeSchema, MAX_EVENT_ID } from '../../domain/schemas/event.js';
 import type { RestBinding } from '../../operations/define.js';
 import { responsesOf, STABILITY } from './responses.js';
 
@@ -40,7 +40,7 @@ export function eventStreamPath(binding: RestBinding): NonNullable<OpenAPIObject
           {
             in: 'query' as const,
             name: 'after',
-            description: 'Resume after this event id (`Last-Event-ID` wins when both are sent).',
+            description: `Resume after this event id, at most ${MAX_EVENT_ID} (\`Last-Event-ID\` wins when both are sent).`,
             schema: { type: 'string', pattern: '^\\d{1,16}$' },
           },
           {
@@ -52,7 +52,7 @@ export function eventStreamPath(binding: RestBinding): NonNullable<OpenAPIObject
           {
             in: 'header' as const,
             name: 'Last-Event-ID',
-            description: 'The id of the last event received: resume after it.',
+            description: `The id of the last event received, at most ${MAX_EVENT_ID}: resume after it.`,
             schema: { type: 'string', pattern: '^\\d{1,16}$' },
           },
         ],
