@@ -35,7 +35,6 @@ export const updatePet = defineMutation({
       404: 'No animal has this id (or it was deleted).',
       409: 'The life cycle does not allow this status change, or an open order holds the animal; the message names both states.',
       412: '`If-Match` does not name the current version, or `If-None-Match` does (or is `*`); nothing changed.',
-      413: 'The body is larger than 64 KiB.',
       415: 'The body is neither application/json nor application/merge-patch+json.',
     },
   },

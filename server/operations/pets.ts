@@ -133,8 +133,6 @@ export const createPet = defineMutation({
       400: 'Malformed JSON, missing or invalid fields, or unknown fields.',
       403: 'The API key is read-only.',
       409: 'A request with the same Idempotency-Key is still in progress; retry after it completes.',
-      413: 'The body is larger than 64 KiB.',
-      415: 'The body is not application/json.',
       422: 'The Idempotency-Key was already used with a different body.',
     },
   },

@@ -45,6 +45,9 @@ export const createWebhook = defineMutation({
     stability: 'beta',
     successStatus: 201,
     successDescription: 'The endpoint, with its signing secret.',
+    responseHeaders: z.object({
+      Location: z.url().meta({ description: 'Address of the endpoint: `{base}/webhooks/{id}`.' }),
+    }),
     errorResponses: { 400: URL_REFUSED, 403: 'The API key is read-only.' },
   },
   handler: async (ctx, { url, types, description }) => {
@@ -56,6 +59,7 @@ export const createWebhook = defineMutation({
       description: description ?? null,
       secret,
     });
+    ctx.responseHeaders.location = `${ctx.baseUrl}/webhooks/${row.id}`;
     return { ...toWebhook(row), secret };
   },
 });

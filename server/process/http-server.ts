@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { trackInFlight } from '../surfaces/http/pipeline/in-flight.js';
 import { ListenError } from '../support/errors.js';
+import { answerClientError } from '../surfaces/http/pipeline/client-error.js';
 
 export interface HttpTimeouts {
   /** The whole request, headers and body, must arrive within this. */
@@ -56,6 +57,7 @@ export function createHttpServer(
     connectionsCheckingInterval: Math.min(30_000, Math.ceil(timeouts.headersMs / 4)),
     maxHeaderSize: 16 * 1024,
   });
+  server.on('clientError', answerClientError);
   const inFlight = trackInFlight(server);
   server.on('request', (req, res) => {
     // While closing, each answer ends its connection: a keep-alive client must not hold

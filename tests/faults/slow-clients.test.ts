@@ -68,6 +68,15 @@ const request = (body: string, length = Buffer.byteLength(body), path = '/v1/pet
   `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TEST_KEY}\r\n` +
   `Content-Type: application/json\r\nContent-Length: ${length}\r\n\r\n${body}`;
 
+/** A 408 as every error is answered: the Error body and an X-Request-Id. */
+function expectTimeoutAnswer(reply: string): void {
+  const [head = '', body = ''] = reply.split('\r\n\r\n');
+  expect(head).toMatch(/^HTTP\/1\.1 408 /);
+  expect(head).toMatch(/\r\nX-Request-Id: [0-9a-f-]{36}\r\n/i);
+  expect(head).toMatch(/\r\nContent-Type: application\/json\r\n/i);
+  expect(JSON.parse(body)).toMatchObject({ code: 'REQUEST_TIMEOUT', status: 408 });
+}
+
 describe('slow and broken clients', () => {
   it('closes a connection whose headers never end (slowloris) within the headers timeout', async () => {
     const socket = await open();
@@ -85,7 +94,7 @@ describe('slow and broken clients', () => {
     clearInterval(drip);
     clearTimeout(stopDrip);
     expect(ms).toBeLessThan(HEADERS_MS + MARGIN_MS);
-    expect(reply).toMatch(/^HTTP\/1\.1 408 /);
+    expectTimeoutAnswer(reply);
   });
 
   // Both surfaces read bodies themselves: REST, and tRPC's plain calls on the lean path.
@@ -97,8 +106,9 @@ describe('slow and broken clients', () => {
       const started = performance.now();
       const closed = closedBy(socket, started);
       socket.write(request(body.slice(0, 20), Buffer.byteLength(body), path));
-      const { ms } = await closed;
+      const { ms, reply } = await closed;
       expect(ms).toBeLessThan(REQUEST_MS + MARGIN_MS);
+      expectTimeoutAnswer(reply);
       expect(await petNames()).not.toContain('half a body');
       await expectNoConnections(MARGIN_MS);
     },

@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import type { Pet } from '../../server/domain/schemas/pet.js';
 import { newPet } from '../helpers/factories.js';
@@ -67,5 +68,52 @@ describe('DELETE /v1/pets/{petId} with a body', () => {
     });
     expect(response.status).toBe(204);
     expect((await server.api('DELETE', `/v1/pets/${(await created()).id}`)).status).toBe(204);
+  });
+});
+
+/** A GET with a body, which fetch cannot send. */
+function getWithBody(path: string, body: string) {
+  const url = `${server.origin}${path}`;
+  return new Promise<{ status: number; headers: Headers; body: unknown }>((resolve, reject) => {
+    const sent = request(url, {
+      method: 'GET',
+      headers: {
+        authorization: `Bearer ${TEST_KEY}`,
+        'content-type': 'application/json',
+        // node sends a GET's body unframed unless told its length.
+        'content-length': Buffer.byteLength(body),
+      },
+    });
+    sent.on('error', reject);
+    sent.on('response', (response) => {
+      let text = '';
+      response.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+      response.on('end', () => {
+        const headers = new Headers();
+        for (const [name, value] of Object.entries(response.headers)) {
+          if (typeof value === 'string') headers.set(name, value);
+        }
+        const result = {
+          status: response.statusCode ?? 0,
+          headers,
+          body: JSON.parse(text) as unknown,
+        };
+        server.conformance.check('GET', url, result);
+        resolve(result);
+      });
+    });
+    sent.end(body);
+  });
+}
+
+describe('GET with a body', () => {
+  it('is 400 on every REST read, unread, and closes the connection', async () => {
+    const pet = await created();
+    for (const path of [`/v1/pets/${pet.id}`, '/v1/pets?limit=1', '/v1/store/inventory']) {
+      const response = await getWithBody(path, '{"limit":1}');
+      expect(response.status, path).toBe(400);
+      expect(response.body).toMatchObject({ code: 'BAD_REQUEST', status: 400 });
+      expect(response.headers.get('connection')).toBe('close');
+    }
   });
 });

@@ -22,6 +22,7 @@ describe('/v1/webhooks', () => {
     expect(created.status).toBe(201);
     expect(created.body.secret).toMatch(/^whsec_[A-Za-z0-9+/=]{32,}$/);
     const path = `/v1/webhooks/${created.body.id}`;
+    expect(created.headers.get('location')).toBe(`${server.origin}${path}`);
     const read = await server.api<Hook>('GET', path);
     expect(read.status).toBe(200);
     expect(read.body).not.toHaveProperty('secret');

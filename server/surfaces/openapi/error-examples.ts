@@ -14,6 +14,10 @@ const EXAMPLES: Record<number, Omit<ErrorBody, 'status'>> = {
   401: { code: 'UNAUTHORIZED', message: 'Missing or invalid API key' },
   403: { code: 'FORBIDDEN', message: 'This API key is read-only' },
   404: { code: 'NOT_FOUND', message: 'No pet with id 42' },
+  408: {
+    code: 'REQUEST_TIMEOUT',
+    message: 'The request was not received in time: send its headers and body without pausing',
+  },
   409: { code: 'CONFLICT', message: 'Pet 42 cannot go from sold to available; sold is final' },
   410: {
     code: 'GONE',

@@ -9,9 +9,20 @@ const ERROR_REF = { $ref: '#/components/schemas/Error' };
 /** What every authenticated operation can answer, whatever it does. */
 const COMMON_ERRORS: Record<number, string> = {
   401: 'Missing or invalid API key.',
+  408: 'The request did not arrive whole in time (headers within 10 s, all of it within 30 s); the connection is closed.',
   429: "The API key has spent its window's request quota, or the client address has failed authentication too often; retry after `Retry-After` seconds.",
   500: 'Unexpected server error.',
   503: 'The database is unavailable; retry shortly.',
+};
+
+/**
+ * Every request of these methods may carry a body, read and checked before the operation runs,
+ * or refused by one that takes none (docs/openapi.md).
+ */
+const BODY_METHODS = new Set(['POST', 'PATCH', 'DELETE']);
+const BODY_ERRORS: Record<number, string> = {
+  413: 'The body is larger than 64 KiB.',
+  415: 'The body is not JSON of an accepted media type, or has a content coding.',
 };
 
 export const STABILITY: Record<RestBinding['stability'], string> = {
@@ -39,7 +50,11 @@ export function responsesOf(
     };
   }
   // An operation may say more than the common description (the event stream's own 429).
-  const errors = { ...COMMON_ERRORS, ...binding.errorResponses };
+  const errors = {
+    ...COMMON_ERRORS,
+    ...(BODY_METHODS.has(binding.method) ? BODY_ERRORS : {}),
+    ...binding.errorResponses,
+  };
   for (const [status, description] of Object.entries(errors).sort(([a], [b]) =>
     a.localeCompare(b),
   )) {

@@ -134,3 +134,13 @@ export async function refuseBody(req: IncomingMessage): Promise<void> {
   await readRaw(req);
   throw new TRPCError({ code: 'BAD_REQUEST', message: 'This operation takes no body; send none' });
 }
+
+/**
+ * A GET with a body is refused (400) without reading it, and its connection closed after the
+ * answer, so that the unread body is never taken for the next request.
+ */
+export function refuseUnreadBody(req: IncomingMessage, headers: Record<string, string>): void {
+  if (!hasBody(req)) return;
+  headers.connection = 'close';
+  throw new TRPCError({ code: 'BAD_REQUEST', message: 'A GET request takes no body; send none' });
+}

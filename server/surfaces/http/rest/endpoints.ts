@@ -2,7 +2,7 @@ import { TRPCError } from '@trpc/server';
 import type { AnyOperation } from '../../../operations/define.js';
 import { execute } from '../../../operations/execute.js';
 import { ifNoneMatchMatches } from '../../../domain/versions/etag.js';
-import { refuseBody } from '../pipeline/body.js';
+import { refuseBody, refuseUnreadBody } from '../pipeline/body.js';
 import {
   NO_PATH_PARAMS,
   refusal,
@@ -30,9 +30,10 @@ function endpointOf(route: RestRoute): Endpoint {
   // A stream writes its own answer, event by event: the one kind that does not run `execute`.
   if (operation.kind === 'subscription') return eventStreamEndpoint(operation, binding);
   // RFC 9110 §9.3.5 gives a DELETE body no meaning, and a POST that takes no input has none to
-  // give it either: one sent is refused, not ignored.
+  // give it either: one sent is refused, not ignored. So is a GET's (§9.3.1), unread.
   const refusesBody =
     binding.method === 'DELETE' || (binding.method === 'POST' && (inputless || pathOnly(route)));
+  const refusesGetBody = binding.method === 'GET';
   const takesBody = (binding.method === 'POST' || binding.method === 'PATCH') && !refusesBody;
   return {
     name: binding.path,
@@ -41,6 +42,7 @@ function endpointOf(route: RestRoute): Endpoint {
     bodyTypes: takesBody ? (binding.bodyTypes ?? JSON_BODY) : undefined,
     serve: async ({ req, res, state, ctx, body, params }: Call) => {
       if (refusesBody) await refuseBody(req);
+      if (refusesGetBody) refuseUnreadBody(req, state.headers);
       if (inputless) checkNoQuery(state.query);
       const input = body
         ? bodyInput(route, state.query, body, params)
