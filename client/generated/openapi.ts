@@ -589,6 +589,7 @@ export interface components {
             id: string;
             /** Format: uri */
             url: string;
+            /** @description The event types sent to it; null: every type. */
             types: components["schemas"]["EventType"][] | null;
             description: string | null;
             /** @description False after a 410, after 5 days of failures, or when set so: nothing is sent. */
@@ -606,6 +607,7 @@ export interface components {
             id: string;
             /** Format: uri */
             url: string;
+            /** @description The event types sent to it; null: every type. */
             types: components["schemas"]["EventType"][] | null;
             description: string | null;
             /** @description False after a 410, after 5 days of failures, or when set so: nothing is sent. */
@@ -707,7 +709,7 @@ export interface components {
              * @description Absolute `https:` URL without credentials, at most 2,048 characters, whose host is and resolves to public addresses only.
              */
             url: string;
-            /** @description The event types sent to it; absent or null: every type. */
+            /** @description The event types sent to it; absent: every type. */
             types?: components["schemas"]["EventType"][];
             /** @description Free text, for people. */
             description?: string;

@@ -19,14 +19,16 @@ const UrlSchema = z.string().min(1).max(WEBHOOK_URL_MAX).meta({
 const TypesSchema = z
   .array(EventTypeSchema)
   .min(1)
-  .meta({ description: 'The event types sent to it; absent or null: every type.' });
+  .meta({ description: 'The event types sent to it; absent: every type.' });
 const DescriptionSchema = z.string().max(500).meta({ description: 'Free text, for people.' });
 
 export const WebhookSchema = z
   .object({
     id: WebhookIdSchema,
     url: z.string().meta({ format: 'uri' }),
-    types: TypesSchema.nullable(),
+    types: TypesSchema.nullable().meta({
+      description: 'The event types sent to it; null: every type.',
+    }),
     description: z.string().nullable(),
     enabled: z.boolean().meta({
       description: 'False after a 410, after 5 days of failures, or when set so: nothing is sent.',
