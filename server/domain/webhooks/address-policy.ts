@@ -2,19 +2,37 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
+/** IPv6's global unicast space: everything outside it is not a destination on the internet. */
+const GLOBAL_UNICAST = ipaddr.parseCIDR('2000::/3');
+
 /**
- * Whether deliveries may go to this address: only globally routable unicast ones, as
- * ipaddr.js classifies them. Loopback, private, link-local (the cloud metadata address among
- * them), unique-local, multicast, unspecified and the reserved ranges are refused, and an
- * IPv4-mapped IPv6 address is judged as the IPv4 address it carries.
+ * Blocks of IANA's IPv6 special-purpose registry inside the global unicast space: the IETF's
+ * protocol assignments (Teredo, benchmarking, ORCHID and others), the two documentation
+ * prefixes and 6to4, which carries an IPv4 address that may be private.
+ */
+const SPECIAL_PURPOSE = ['2001::/23', '2001:db8::/32', '2002::/16', '3fff::/20'].map((cidr) =>
+  ipaddr.parseCIDR(cidr),
+);
+
+/**
+ * Whether deliveries may go to this address: an allow-list of globally routable unicast. IPv4
+ * as ipaddr.js classifies it (loopback, private, link-local with the cloud metadata address,
+ * shared, multicast, unspecified, documentation, benchmarking and reserved refused); an
+ * IPv4-mapped IPv6 address as the IPv4 address it carries; any other IPv6 address only inside
+ * 2000::/3 and outside its special-purpose blocks, so IPv4-compatible, NAT64, site-local,
+ * unique-local, SRv6 and whatever IANA assigns later outside 2000::/3 are refused.
  */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
-    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  }
-  return parsed.range() === 'unicast';
+  const parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv4') return parsed.range() === 'unicast';
+  const v6 = parsed as ipaddr.IPv6;
+  if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().range() === 'unicast';
+  return (
+    v6.match(GLOBAL_UNICAST) &&
+    !SPECIAL_PURPOSE.some((block) => v6.match(block)) &&
+    v6.range() === 'unicast'
+  );
 }
 
 export class ForbiddenAddressError extends Error {
