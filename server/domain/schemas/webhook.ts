@@ -75,10 +75,13 @@ export const UpdateWebhookInputSchema = WebhookIdParam.extend({
     description: 'The fields of an endpoint to change: at least one. Unknown fields are rejected.',
   });
 
-export const ListWebhooksInputSchema = z.strictObject({
-  limit: limitParam('webhook endpoints'),
-  cursor: cursorParam('filters'),
-});
+/** Every field optional, so the input is too: tRPC's `webhooks.list` may be called bare. */
+export const ListWebhooksInputSchema = z
+  .strictObject({
+    limit: limitParam('webhook endpoints'),
+    cursor: cursorParam('filters'),
+  })
+  .prefault({});
 
 export const DeliveryStatusSchema = z.enum(webhookDeliveryStatus.enumValues).meta({
   id: 'WebhookDeliveryStatus',
