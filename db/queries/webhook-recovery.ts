@@ -54,7 +54,11 @@ export function deliveryPage(
     .limit(limit);
 }
 
-/** Makes a delivery due now again, whatever its status; false when it is not the endpoint's. */
+/**
+ * Makes a delivery due now again, whatever its status; false when it is not the endpoint's. Its
+ * attempts keep counting: a retry is one more attempt, and one that fails past the schedule
+ * gives the delivery up again.
+ */
 export async function retryDelivery(
   db: Database,
   endpointId: string,
@@ -62,20 +66,22 @@ export async function retryDelivery(
 ): Promise<boolean> {
   const rows = await db
     .update(webhookDeliveries)
-    .set({ status: 'pending', nextAttemptAt: sql`now()`, attempts: 0 })
+    .set({ status: 'pending', nextAttemptAt: sql`now()` })
     .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.endpointId, endpointId)))
     .returning({ id: webhookDeliveries.id });
   return rows.length > 0;
 }
 
-// Up to the endpoint's cursor: the fan-out makes the deliveries of the events after it.
+// Up to the endpoint's cursor: the fan-out makes the deliveries of the events after it. Never
+// an event from before the endpoint existed, which it was never subscribed to.
 const replayStatement = statementOf(sql`
   insert into webhook_deliveries (endpoint_id, event_id)
   select w.id, e.id from webhook_endpoints w join events e
     on e.id > ${sql.placeholder('after')} and e.id <= w.fanned_out_through
+      and e.occurred_at >= w.created_at
   where w.id = ${sql.placeholder('endpointId')}::text and (w.types is null or e.type = any(w.types))
   on conflict (endpoint_id, event_id) do update
-    set status = 'pending', attempts = 0, next_attempt_at = now(), lease_until = null
+    set status = 'pending', next_attempt_at = now(), lease_until = null
   returning 1`);
 
 /** Makes every kept event after `after` due again for the endpoint; returns how many. */

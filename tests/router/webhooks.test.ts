@@ -124,6 +124,18 @@ describe('fan-out', () => {
       (d) => d.endpointId === endpoint.id,
     );
     expect(second?.secrets).toEqual([again.secret]);
+    // The manual retry is the second attempt, not a first one again.
+    expect(second?.attempts).toBe(2);
+    await api().webhooks.delete({ webhookId: endpoint.id });
+  });
+
+  it('replays only what happened since the endpoint was created', async () => {
+    await api().pets.create(newPet());
+    const endpoint = await api().webhooks.create({ url: 'http://127.0.0.1:9/s' });
+    await api().pets.create(newPet());
+    await fanOutEvents(database.handle.db, 500);
+    const replayed = await api().webhooks.replay({ webhookId: endpoint.id, after: '0' });
+    expect(replayed).toEqual({ scheduled: 1 });
     await api().webhooks.delete({ webhookId: endpoint.id });
   });
 
