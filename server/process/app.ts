@@ -116,7 +116,16 @@ export function createApp(options: AppOptions): App {
     ticketTtlSeconds: options.eventTicketTtlSeconds,
     metrics,
   });
-  const notifier = createChangeNotifier(database, logger);
+  const jobs = startBackgroundJobs({
+    ...options,
+    tickets: streams.tickets,
+    metrics,
+    webhookDelivery: {
+      ...(options.webhooks && { allowPrivate: options.webhooks.allowPrivate }),
+      ...options.webhookDelivery,
+    },
+  });
+  const notifier = createChangeNotifier(database, logger, jobs.changed);
   const handler = createRequestHandler({
     router: api.router,
     streams,
@@ -140,15 +149,6 @@ export function createApp(options: AppOptions): App {
     trpcFastPath: useTrpcFastPath(options.trpcFastPath ?? true, logger),
     maxBatchCalls: options.maxBatchCalls ?? DEFAULT_MAX_BATCH_CALLS,
     webhooks: options.webhooks,
-  });
-  const jobs = startBackgroundJobs({
-    ...options,
-    tickets: streams.tickets,
-    metrics,
-    webhookDelivery: {
-      ...(options.webhooks && { allowPrivate: options.webhooks.allowPrivate }),
-      ...options.webhookDelivery,
-    },
   });
   const http = createHttpServer(handler, options.timeouts);
 

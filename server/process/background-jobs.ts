@@ -52,7 +52,11 @@ const DEFAULT_WEBHOOK_DELIVERY: WebhookDeliverySettings = {
  * tickets, event retention, the embedded database's maintenance and webhook delivery. A round
  * that fails is logged; the next one tries again.
  */
-export function startBackgroundJobs(options: BackgroundJobOptions): { stop(): Promise<void> } {
+export function startBackgroundJobs(options: BackgroundJobOptions): {
+  /** A change committed in this process: work that follows changes looks at once. */
+  changed: () => void;
+  stop(): Promise<void>;
+} {
   const { database, logger } = options;
   const warn = (message: string) => (error: unknown) => {
     logger.warn({ err: summarizeError(error, { stack: false }) }, message);
@@ -88,6 +92,7 @@ export function startBackgroundJobs(options: BackgroundJobOptions): { stop(): Pr
     prepared: options.prepared ?? (() => true),
   });
   return {
+    changed: webhooks.changed,
     stop: async () => {
       for (const job of jobs) job.stop();
       await webhooks.stop();

@@ -24,10 +24,10 @@ afterEach(async () => {
 });
 
 /** A server that allows loopback receivers, with the schedule and the timeout compressed. */
-async function server(timeoutMs = 2_000): Promise<TestServer> {
+async function server(timeoutMs = 2_000, pollMs = 20): Promise<TestServer> {
   const started = await startTestServer({
     webhooks: { allowPrivate: true, now: () => new Date() },
-    webhookDelivery: { retryDelays: [0.2, 0.2, 0.2], timeoutMs, pollMs: 20 },
+    webhookDelivery: { retryDelays: [0.2, 0.2, 0.2], timeoutMs, pollMs },
   });
   cleanups.push(() => started.close());
   return started;
@@ -184,6 +184,18 @@ describe('webhook delivery', () => {
       (endpoint) => !endpoint.enabled,
     );
     expect(read.enabled).toBe(false);
+  });
+
+  it('looks for work on a commit and after each delivery, not only when the poll comes', async () => {
+    // A poll of a minute: whatever arrives sooner came from a commit or a finished delivery.
+    const pollMs = 60_000;
+    const s = await server(2_000, pollMs);
+    const r = await receiver();
+    const hook = await register(s, r.url, ['pet.created']);
+    for (let i = 0; i < 30; i++) await createPet(s);
+    await r.waitFor(30, pollMs / 3);
+    expect(r.received).toHaveLength(30);
+    r.verifyAll(hook.secret);
   });
 
   it('times out a black-holed endpoint while a healthy one keeps receiving', async () => {

@@ -16,7 +16,12 @@ const COALESCE_MS = 5;
  * runner (named where the connection is direct), as every statement a request runs is: built
  * by drizzle on each call, it cost about 28 µs a request of a busy update (docs/performance.md).
  */
-export function createChangeNotifier(database: DatabaseHandle, logger: Logger) {
+export function createChangeNotifier(
+  database: DatabaseHandle,
+  logger: Logger,
+  /** Told of each change at once, in this process (webhook delivery looks for work). */
+  onChange: () => void = () => undefined,
+) {
   let scheduled: NodeJS.Timeout | undefined;
   let warned = false;
   const send = () => {
@@ -39,6 +44,7 @@ export function createChangeNotifier(database: DatabaseHandle, logger: Logger) {
   return {
     /** A change with events committed. */
     changed: (): void => {
+      onChange();
       scheduled ??= setTimeout(send, COALESCE_MS);
     },
     stop: (): void => {

@@ -19,6 +19,8 @@ const FAILING_LIMIT_MS = 5 * 86_400_000;
 const FAN_OUT_BATCH = 500;
 const DEPTH_INTERVAL_MS = 5_000;
 const STOP_GRACE_MS = 2_000;
+/** The longest an idle worker waits between looks for work: other instances' commits wait this. */
+const IDLE_POLL_MS = 1_000;
 
 export interface DeliveryWorkerOptions {
   db: Database;
@@ -28,7 +30,11 @@ export interface DeliveryWorkerOptions {
   retryDelays: readonly number[];
   /** A delivery that has no answer in this long has failed (15 s). */
   timeoutMs: number;
-  /** How often the worker looks for new events and due deliveries. */
+  /**
+   * How soon the worker looks again after a look that found work; each look that finds none
+   * doubles the wait, up to a second. A commit in this process (`changed`) and a finished
+   * delivery look at once.
+   */
   pollMs: number;
   /** Deliveries this process has in flight at most, over every endpoint. */
   maxInFlight: number;
@@ -42,7 +48,10 @@ export interface DeliveryWorkerOptions {
  * of processes may run it; a lease that its holder did not finish (a crash) runs out and
  * another takes the delivery over.
  */
-export function startDeliveryWorker(options: DeliveryWorkerOptions): { stop(): Promise<void> } {
+export function startDeliveryWorker(options: DeliveryWorkerOptions): {
+  changed: () => void;
+  stop(): Promise<void>;
+} {
   const { db, logger, metrics } = options;
   const agent = createDeliveryAgent(options.allowPrivate);
   // Long enough for the attempt and for recording it, so a live worker keeps its lease.
@@ -99,34 +108,62 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): { stop(): P
     running.add(task);
   }
 
-  async function round(): Promise<boolean> {
-    if (!options.prepared()) return false;
-    if (await fanOutNeeded(db)) await fanOutEvents(db, FAN_OUT_BATCH);
+  /** One look for work: whether it found any, and whether more is waiting. */
+  async function round(): Promise<{ worked: boolean; more: boolean }> {
+    if (!options.prepared()) return { worked: false, more: false };
+    const fannedOut = (await fanOutNeeded(db)) ? await fanOutEvents(db, FAN_OUT_BATCH) : 0;
     const free = options.maxInFlight - inFlight;
-    if (free <= 0) return false;
+    if (free <= 0) return { worked: fannedOut > 0, more: false };
     const claimed = await claimDueDeliveries(db, free, leaseSeconds);
     for (const delivery of claimed) launch(delivery);
     failing = false;
-    return claimed.length === free;
+    return { worked: fannedOut > 0 || claimed.length > 0, more: claimed.length === free };
   }
 
-  let scheduled = false;
+  // One look at a time; a wake asked for during one looks again right after it.
+  let looking = false;
+  let lookAgain = false;
+  let dueAt = Infinity;
+  let idleMs = options.pollMs;
+
+  /** Looks for work in `afterMs`, or sooner if a look is already due sooner. */
   function wake(afterMs: number) {
-    if (stopped || scheduled) return;
-    scheduled = true;
-    timer = setTimeout(() => {
-      scheduled = false;
-      round().then(
-        (more) => {
-          wake(more ? 0 : options.pollMs);
-        },
-        (error: unknown) => {
-          warnOnce('could not fan out or claim webhook deliveries')(error);
-          wake(options.pollMs);
-        },
-      );
-    }, afterMs);
+    if (stopped) return;
+    if (looking) {
+      lookAgain ||= afterMs === 0;
+      return;
+    }
+    const at = Date.now() + afterMs;
+    if (timer !== undefined && at >= dueAt) return;
+    clearTimeout(timer);
+    dueAt = at;
+    timer = setTimeout(look, afterMs);
     timer.unref();
+  }
+
+  function look() {
+    timer = undefined;
+    dueAt = Infinity;
+    looking = true;
+    round().then(
+      ({ worked, more }) => {
+        idleMs = worked
+          ? options.pollMs
+          : Math.min(idleMs * 2, Math.max(IDLE_POLL_MS, options.pollMs));
+        next(more);
+      },
+      (error: unknown) => {
+        warnOnce('could not fan out or claim webhook deliveries')(error);
+        next(false);
+      },
+    );
+  }
+
+  function next(more: boolean) {
+    looking = false;
+    const now = lookAgain || more;
+    lookAgain = false;
+    wake(now ? 0 : idleMs);
   }
 
   const depth = setInterval(() => {
@@ -152,5 +189,10 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): { stop(): P
   wake(0);
   // An app may be closed twice; the agent may be closed once.
   let stopping: Promise<void> | undefined;
-  return { stop: () => (stopping ??= finish()) };
+  return {
+    changed: () => {
+      wake(0);
+    },
+    stop: () => (stopping ??= finish()),
+  };
 }
