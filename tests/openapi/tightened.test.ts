@@ -142,6 +142,7 @@ describe('error examples', () => {
     '401': 'UNAUTHORIZED',
     '403': 'FORBIDDEN',
     '404': 'NOT_FOUND',
+    '408': 'REQUEST_TIMEOUT',
     '409': 'CONFLICT',
     '410': 'GONE',
     '412': 'PRECONDITION_FAILED',
