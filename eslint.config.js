@@ -23,6 +23,14 @@ function forbiddenFolders(index) {
   return LAYERS[index].name === 'storage' ? ['server'] : above;
 }
 
+/** Below the surfaces nothing knows the transport: the domain's own errors, never tRPC's. */
+const TRANSPORT = {
+  group: ['@trpc/*'],
+  message:
+    'Only the surfaces and the process know tRPC: below them throw the domain errors (server/domain/errors.ts).',
+};
+const SURFACES = LAYERS.findIndex((layer) => layer.name === 'surfaces');
+
 const layerRules = LAYERS.map((layer, index) => {
   const folders = forbiddenFolders(index);
   const message = `The ${layer.name} layer imports only from itself and the layers below it (docs/architecture.md).`;
@@ -33,7 +41,12 @@ const layerRules = LAYERS.map((layer, index) => {
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ regex: `^\\.{1,2}/(?:.*/)?(?:${folders.join('|')})/`, message }] },
+        {
+          patterns: [
+            { regex: `^\\.{1,2}/(?:.*/)?(?:${folders.join('|')})/`, message },
+            ...(index < SURFACES ? [TRANSPORT] : []),
+          ],
+        },
       ],
       // `import()` is no import declaration: the rule above does not see it.
       'no-restricted-syntax': [

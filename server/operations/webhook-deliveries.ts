@@ -12,7 +12,7 @@ import {
   ScheduledSchema,
 } from '../domain/schemas/webhook.js';
 import { webhookNotFound } from '../domain/webhooks/endpoints.js';
-import { TRPCError } from '@trpc/server';
+import { NotFoundError } from '../domain/errors.js';
 import { defineMutation } from './define.js';
 import { definePagedList } from './paged-list.js';
 
@@ -82,10 +82,7 @@ export const retryWebhookDelivery = defineMutation({
   },
   handler: async (ctx, { webhookId, deliveryId }) => {
     if (!(await retryDelivery(ctx.database, webhookId, deliveryId))) {
-      throw new TRPCError({
-        code: 'NOT_FOUND',
-        message: `No delivery ${deliveryId} of webhook endpoint ${webhookId}`,
-      });
+      throw new NotFoundError(`No delivery ${deliveryId} of webhook endpoint ${webhookId}`);
     }
     return { scheduled: 1 };
   },

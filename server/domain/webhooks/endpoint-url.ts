@@ -1,8 +1,8 @@
-import { TRPCError } from '@trpc/server';
+import { InvalidError } from '../errors.js';
 import { WEBHOOK_URL_MAX } from '../schemas/webhook.js';
 import { addressesOf, isPublicAddress } from './address-policy.js';
 
-const refuse = (message: string) => new TRPCError({ code: 'BAD_REQUEST', message });
+const refuse = (message: string) => new InvalidError(message);
 
 /**
  * Checks an endpoint's URL at registration: absolute, `https:` (or `http:` when private

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { TRPCError } from '@trpc/server';
 import type { WebhookEndpointRow } from '../../../db/queries/webhook-endpoints.js';
+import { NotFoundError } from '../errors.js';
 
 /** After a rotation, the previous secret signs too for this long. */
 export const PREVIOUS_SECRET_MS = 24 * 3600 * 1000;
@@ -10,8 +10,8 @@ export const newSecret = (): string => `whsec_${randomBytes(24).toString('base64
 
 export const newWebhookId = (): string => `wh_${randomBytes(12).toString('base64url')}`;
 
-export const webhookNotFound = (id: string): TRPCError =>
-  new TRPCError({ code: 'NOT_FOUND', message: `No webhook endpoint with id ${id}` });
+export const webhookNotFound = (id: string): NotFoundError =>
+  new NotFoundError(`No webhook endpoint with id ${id}`);
 
 /** An endpoint as the API shows it: never its secrets. */
 export function toWebhook(row: WebhookEndpointRow) {
