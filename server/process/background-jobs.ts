@@ -44,7 +44,9 @@ const DEFAULT_WEBHOOK_DELIVERY: WebhookDeliverySettings = {
   retryDelays: DEFAULT_RETRY_DELAYS,
   timeoutMs: 15_000,
   pollMs: 100,
-  maxInFlight: 200,
+  // 10 for each of 200 endpoints: the per-endpoint bound, not this one, is what keeps dead
+  // endpoints from starving a healthy one, as long as fewer than 200 hang at once.
+  maxInFlight: 2_000,
 };
 
 /**

@@ -204,11 +204,14 @@ describe('webhook delivery', () => {
     // How fast deliveries are is the benchmark's to say, not a test's.
     const timeoutMs = 8_000;
     const s = await server(timeoutMs);
-    const hole = await receiver(() => 'hang');
+    // Twenty holes hold 200 slots, which once were every slot a process had.
+    const holes = await Promise.all(Array.from({ length: 20 }, () => receiver(() => 'hang')));
+    const hole = holes[0] as Receiver;
     const healthy = await receiver();
     const holeHook = await register(s, hole.url);
+    for (const other of holes.slice(1)) await register(s, other.url);
     const hook = await register(s, healthy.url);
-    // Past the timeout (15 s in production), while the hole holds its 10 slots.
+    // Past the timeout (15 s in production), while each hole holds its 10 slots.
     for (let i = 1; i <= 25; i++) {
       const sent = Date.now();
       await createPet(s);
