@@ -38,7 +38,11 @@ if (args.help) {
 }
 
 const GUARDED = ['REST get', 'REST list 20'];
-const chosen = GUARDED.map((name) => scenarios.find((scenario) => scenario.name === name));
+const guarded = GUARDED.map((name) => {
+  const scenario = scenarios.find((candidate) => candidate.name === name);
+  if (!scenario) throw new Error(`No scenario ${name}`);
+  return scenario;
+});
 const KEY = 'bench-key';
 const PORTS = { floor: 4111, reference: 4112, checkout: 4113 } as const;
 type Who = keyof typeof PORTS;
@@ -76,45 +80,60 @@ function start(who: Who, node: string): ChildProcess {
   );
 }
 
-/** Each round rotates who goes first, so no server always meets a warmer database. */
-async function compare(node: string, scenario: Scenario, servers: Record<Who, ChildProcess>) {
-  const order: Who[] = ['floor', 'reference', 'checkout'];
-  // Unrecorded: each server's first seconds are its compiler's, not its steady state.
-  for (const who of order)
-    await measure(servers[who].pid ?? 0, PORTS[who], scenario.requests, { ...load, duration: 2 });
-  const measured: GuardRound[] = [];
-  for (let round = 0; round < rounds; round++) {
-    const samples: Partial<GuardRound> = {};
-    for (const who of [...order.slice(round % 3), ...order.slice(0, round % 3)]) {
-      await resetWriteState(databaseUrl);
-      samples[who] = await measure(servers[who].pid ?? 0, PORTS[who], scenario.requests, load);
-    }
-    measured.push(samples as GuardRound);
-  }
-  process.stdout.write(`  ${node}: ${scenario.name} measured\n`);
-  return { scenario: scenario.name, rounds: measured };
-}
+const ORDER: Who[] = ['floor', 'reference', 'checkout'];
 
-async function guardLine(line: string) {
-  const node = nodeOfLine(line);
+/** The servers of one round, new processes each: a process's own state lasts one round. */
+async function startServers(node: string): Promise<Record<Who, ChildProcess>> {
   const servers = {
     floor: start('floor', node),
     reference: start('reference', node),
     checkout: start('checkout', node),
   };
-  try {
-    await waitUntilAnswering(`http://127.0.0.1:${PORTS.floor}/v1/pets`, {
-      authorization: `Bearer ${KEY}`,
-    });
-    await waitUntilAnswering(`http://127.0.0.1:${PORTS.reference}/readyz`, {});
-    await waitUntilAnswering(`http://127.0.0.1:${PORTS.checkout}/readyz`, {});
-    const results = [];
-    for (const scenario of chosen)
-      if (scenario) results.push(await compare(line, scenario, servers));
-    return results;
-  } finally {
-    await Promise.all(Object.values(servers).map(stop));
+  await waitUntilAnswering(`http://127.0.0.1:${PORTS.floor}/v1/pets`, {
+    authorization: `Bearer ${KEY}`,
+  });
+  await waitUntilAnswering(`http://127.0.0.1:${PORTS.reference}/readyz`, {});
+  await waitUntilAnswering(`http://127.0.0.1:${PORTS.checkout}/readyz`, {});
+  return servers;
+}
+
+/**
+ * One round of one scenario, who goes first rotating with the round, so no server always meets
+ * a warmer database; each server warmed up first, unrecorded (its compiler's seconds).
+ */
+async function measureRound(scenario: Scenario, servers: Record<Who, ChildProcess>, round: number) {
+  const samples: Partial<GuardRound> = {};
+  for (const who of [...ORDER.slice(round % 3), ...ORDER.slice(0, round % 3)]) {
+    const pid = servers[who].pid ?? 0;
+    await measure(pid, PORTS[who], scenario.requests, { ...load, duration: 2 });
+    await resetWriteState(databaseUrl);
+    samples[who] = await measure(pid, PORTS[who], scenario.requests, load);
   }
+  return samples as GuardRound;
+}
+
+/**
+ * Every round on new processes: V8 can settle a process into a costlier state for its whole
+ * life (docs/performance.md), which one process per build would carry into every round.
+ */
+async function guardLine(line: string) {
+  const node = nodeOfLine(line);
+  const results = guarded.map((scenario) => ({
+    scenario: scenario.name,
+    rounds: [] as GuardRound[],
+  }));
+  for (let round = 0; round < rounds; round++) {
+    const servers = await startServers(node);
+    try {
+      for (const [index, scenario] of guarded.entries()) {
+        results[index]?.rounds.push(await measureRound(scenario, servers, round));
+      }
+    } finally {
+      await Promise.all(Object.values(servers).map(stop));
+    }
+    process.stdout.write(`  Node ${line}: round ${round + 1} of ${rounds} measured\n`);
+  }
+  return results;
 }
 
 const reports: string[] = [];
