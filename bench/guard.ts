@@ -147,7 +147,7 @@ try {
 } finally {
   reference.remove();
 }
-const setup = `reference ${commit} against this checkout, ${rounds} rounds of ${load.duration} s, 50 connections, ${DEFAULT_BENCH_PETS.toLocaleString('en')} pets, servers on core ${serverCore}, load on core ${loadCore}`;
+const setup = `reference ${commit} against this checkout, services on Node ${args.node}, ${rounds} rounds of ${load.duration} s, 50 connections, ${DEFAULT_BENCH_PETS.toLocaleString('en')} pets, servers on core ${serverCore}, load on core ${loadCore}`;
 const report = reports.join('\n\n');
 process.stdout.write(`\n${setup}\n\n${report}\n\n`);
 if (args.record) {
@@ -156,7 +156,15 @@ if (args.record) {
       `Not recorded: load average ${loadAtStart.toFixed(1)} at the start (--noisy records it anyway)\n`,
     );
   } else {
-    const file = recordRun({ kind: 'guard', args: argv, startedAt, loadAtStart, setup, report });
+    const file = recordRun({
+      kind: 'guard',
+      command: 'npm run bench:guard',
+      args: argv,
+      startedAt,
+      loadAtStart,
+      setup,
+      report,
+    });
     process.stdout.write(`Recorded: ${file}\n`);
   }
 }

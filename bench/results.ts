@@ -21,8 +21,10 @@ const quoted = (arg: string) => (/^[\w.,=/-]+$/.test(arg) ? arg : JSON.stringify
 export interface RunRecord {
   /** What the run measured, in the file's name: `scenarios`, `embedded`, ... */
   kind: string;
-  /** The arguments after `npm run bench --`. */
+  /** The arguments after the command's `--`. */
   args: string[];
+  /** The npm script run, `npm run bench` unless said. */
+  command?: string;
   startedAt: Date;
   /** The one-minute load average when the run started: what else the cores were running. */
   loadAtStart: number;
@@ -39,9 +41,9 @@ export function recordRun(run: RunRecord): string {
   const header = [
     `# Benchmark: ${run.kind}, ${started.replace('T', ' ')} UTC, ${minutes} min`,
     '',
-    `- Command: \`npm run bench --${run.args.map((arg) => ` ${quoted(arg)}`).join('')}\``,
+    `- Command: \`${run.command ?? 'npm run bench'} --${run.args.map((arg) => ` ${quoted(arg)}`).join('')}\``,
     `- Service: ${serviceCommit()}`,
-    `- Machine: ${availableParallelism()} cores (${model}), Node ${process.version}, load average ${run.loadAtStart.toFixed(1)} at the start and ${(loadavg()[0] ?? NaN).toFixed(1)} at the end`,
+    `- Machine: ${availableParallelism()} cores (${model}), the bench on Node ${process.version}, load average ${run.loadAtStart.toFixed(1)} at the start and ${(loadavg()[0] ?? NaN).toFixed(1)} at the end`,
     `- Setup: ${run.setup}`,
   ];
   mkdirSync(RESULTS, { recursive: true });
