@@ -32,8 +32,8 @@ export interface WorkTracker {
  * The budget is the database's deadline too: once it is spent, the runner bound to it
  * (db/runner.ts, boundRunner) cancels the statements it runs and refuses its next ones
  * (docs/reliability.md). It is passed explicitly, not carried in an AsyncLocalStorage: on
- * Node 20 and 22 one `run` turns on promise hooks for the whole process, which cost every
- * request 20-40% more CPU (docs/performance.md).
+ * Node 20 and 22 one `run` turns on promise hooks for the whole process, which put 2.9% of a
+ * get's CPU in the hooks and doubled its garbage collection (docs/performance.md).
  */
 export class DatabaseBudget {
   private spentMs = 0;
