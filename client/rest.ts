@@ -1,5 +1,6 @@
 import createClient, { type Client } from 'openapi-fetch';
 import { authHeaders } from './auth.js';
+import { createPositionTracker, POSITION_HEADER, type PositionTracker } from './positions.js';
 import type { paths } from './generated/openapi.js';
 
 export interface PetstoreRestClientOptions {
@@ -11,6 +12,12 @@ export interface PetstoreRestClientOptions {
   headers?: Record<string, string>;
   /** The `fetch` to use (default: the global one). */
   fetch?: (request: Request) => Promise<Response>;
+  /**
+   * The highest `Petstore-Position` seen is sent with every request, so reads see this
+   * client's own writes (docs/replicas.md): a tracker of its own by default, one shared with
+   * another client, or `false` to send none.
+   */
+  positions?: PositionTracker | false;
 }
 
 /** `GET('/pets')`, `POST('/pets', { body })`, ...: typed from the committed openapi.json. */
@@ -21,9 +28,23 @@ export type PetstoreRestClient = Client<paths>;
  * configuration, not from the document's `servers` (docs/openapi.md says why).
  */
 export function createPetstoreRestClient(options: PetstoreRestClientOptions): PetstoreRestClient {
-  return createClient<paths>({
+  const client = createClient<paths>({
     baseUrl: options.baseUrl,
     headers: { ...options.headers, ...authHeaders(options.apiKey) },
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
+  const positions = options.positions ?? createPositionTracker();
+  if (positions) {
+    client.use({
+      onRequest: ({ request }) => {
+        if (positions.latest !== undefined) request.headers.set(POSITION_HEADER, positions.latest);
+        return request;
+      },
+      onResponse: ({ response }) => {
+        positions.observe(response.headers.get(POSITION_HEADER));
+        return response;
+      },
+    });
+  }
+  return client;
 }

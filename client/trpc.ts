@@ -8,6 +8,7 @@ import {
 } from '@trpc/client';
 import type { AppRouter } from './router.js';
 import { authHeaders } from './auth.js';
+import { createPositionTracker, POSITION_HEADER, type PositionTracker } from './positions.js';
 
 /**
  * Any EventSource class tRPC accepts: the browser's, or a ponyfill such as the `eventsource`
@@ -30,6 +31,12 @@ export interface PetstoreTrpcClientOptions<TEventSource extends EventSourceClass
   headers?: Record<string, string>;
   /** The `fetch` for queries and mutations (default: the global one). */
   fetch?: typeof fetch;
+  /**
+   * The highest `Petstore-Position` seen is sent with every query and mutation, so reads see
+   * this client's own writes (docs/replicas.md): a tracker of its own by default, one shared
+   * with another client, or `false` to send none.
+   */
+  positions?: PositionTracker | false;
   /**
    * At most this many calls in one request. The service refuses a batch over its
    * TRPC_MAX_BATCH (default 20), so keep this at or under the deployment's setting.
@@ -69,6 +76,9 @@ export function createPetstoreTrpcClient<TEventSource extends EventSourceClass =
 ): PetstoreTrpcClient {
   const headers = { ...options.headers, ...authHeaders(options.apiKey) };
   const { EventSource, eventSourceOptions } = options.subscriptions ?? {};
+  const positions = options.positions ?? createPositionTracker();
+  // Looked up at each call, and called on the global object, as tRPC itself does.
+  const send: typeof fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   return createTRPCClient<AppRouter>({
     links: [
       splitLink({
@@ -82,10 +92,17 @@ export function createPetstoreTrpcClient<TEventSource extends EventSourceClass =
         }),
         false: httpBatchLink({
           url: options.url,
-          headers,
+          headers: () =>
+            positions && positions.latest !== undefined
+              ? { ...headers, [POSITION_HEADER]: positions.latest }
+              : headers,
           maxItems: options.maxBatchCalls ?? DEFAULT_MAX_BATCH_CALLS,
           maxURLLength: MAX_URL_LENGTH,
-          ...(options.fetch ? { fetch: options.fetch } : {}),
+          fetch: async (url: string | URL | Request, init?: RequestInit) => {
+            const response = await send(url, init);
+            if (positions) positions.observe(response.headers.get(POSITION_HEADER));
+            return response;
+          },
         }),
       }),
     ],

@@ -7,6 +7,7 @@ import type { Database } from './database.js';
 import type { DatabaseHandle } from './handle.js';
 import { DEFAULT_EMBEDDED_SETTINGS, type EmbeddedSettings } from './embedded/settings.js';
 import { migratePostgres } from './migrate.js';
+import { openReplicas, type ReplicaOptions } from './replicas/open-replicas.js';
 import * as schema from './schema.js';
 
 export type { Database, DatabaseHandle };
@@ -21,6 +22,8 @@ export type DatabaseOptions =
        * needs a session of its own (LISTEN, the migrations' lock).
        */
       directUrl?: string;
+      /** Hot standbys for the reads the contract lets them serve (db/replicas). */
+      replicas?: ReplicaOptions;
     }
   | {
       kind: 'pglite';
@@ -69,7 +72,7 @@ export function readConnections(poolMax: number): number {
  */
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   if (options.kind === 'postgres') {
-    return openPostgres(options.url, options.poolMax, options.directUrl);
+    return openPostgres(options);
   }
   const { openPglite } = await import('./embedded/client.js');
   return openPglite(
@@ -79,7 +82,12 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   );
 }
 
-function openPostgres(url: string, poolMax: number, directUrl?: string): DatabaseHandle {
+function openPostgres({
+  url,
+  poolMax,
+  directUrl,
+  replicas: replicaOptions,
+}: Extract<DatabaseOptions, { kind: 'postgres' }>): DatabaseHandle {
   const options = {
     connect_timeout: CONNECT_TIMEOUT_SECONDS,
     backoff: reconnectDelaySeconds,
@@ -97,9 +105,17 @@ function openPostgres(url: string, poolMax: number, directUrl?: string): Databas
   attachRunners(db, postgresRunners({ pool: client, reads }, mode));
   // A direct URL beside it says DATABASE_URL is a pooler: no need to ask.
   const stopProbing = directUrl ? () => undefined : preferNamedWhenDirect(url, mode);
+  // Each replica takes reads the primary would otherwise serve: as many connections as it.
+  const replicas =
+    replicaOptions && replicaOptions.urls.length > 0
+      ? openReplicas(replicaOptions, reads, (replicaUrl) =>
+          postgres(replicaUrl, { ...options, max: poolMax, idle_timeout: 60 }),
+        )
+      : undefined;
   return {
     kind: 'postgres',
     db,
+    ...(replicas && { replicas: replicas.replicas }),
     poolSize: poolMax,
     migrate: () => migratePostgres(directUrl ?? url),
     ping: async () => {
@@ -124,6 +140,7 @@ function openPostgres(url: string, poolMax: number, directUrl?: string): Databas
     close: async () => {
       stopProbing();
       await Promise.all([
+        replicas?.close(),
         client.end({ timeout: 5 }),
         reads !== client && reads.end({ timeout: 5 }),
         listener !== client && listener.end({ timeout: 5 }),

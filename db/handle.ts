@@ -1,10 +1,13 @@
 import type { Writable } from 'node:stream';
 import type { Database } from './database.js';
+import type { ReadReplicas } from './replicas/read-replicas.js';
 
 /** An open database, PostgreSQL or embedded: what the service asks of either. */
 export interface DatabaseHandle {
   readonly kind: 'postgres' | 'pglite';
   readonly db: Database;
+  /** PostgreSQL with DATABASE_REPLICA_URLS only: where reads may go instead of `db`. */
+  readonly replicas?: ReadReplicas;
   /** Applies the committed migrations in drizzle/. */
   migrate(): Promise<void>;
   /** Resolves when the database answers a trivial query. */

@@ -749,6 +749,8 @@ export interface components {
         RateLimitPolicy: string;
         /** @description What is left of the quota: `r` requests remaining, `t` seconds until the window resets. */
         RateLimit: string;
+        /** @description With read replicas configured (docs/replicas.md): the position this answer was served at, or after a write the position of its commit. Send the highest seen as `Petstore-Position` and later reads see at least this far. */
+        Position: string;
         /** @description Points at the documentation that names the replacement. */
         DeprecationLink: string;
     };
@@ -766,7 +768,10 @@ export interface operations {
                 name?: string;
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description A `Petstore-Position` this service answered with: the answer reflects every change up to it, from a replica that has replayed that far or from the primary. Anything else is 400 (`INVALID_POSITION`). */
+                "Petstore-Position"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -777,6 +782,7 @@ export interface operations {
                 headers: {
                     /** @description RFC 8288 link to the next page, `<{base}/pets?limit=N[&filter=value…]&cursor=C>; rel="next"`, repeating this request's filters; absent on the last page. */
                     Link?: string;
+                    "Petstore-Position": components["headers"]["Position"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -885,6 +891,7 @@ export interface operations {
                     ETag: string;
                     /** @description Present when this is the stored response to an earlier request with the same Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
+                    "Petstore-Position": components["headers"]["Position"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1034,6 +1041,8 @@ export interface operations {
             header?: {
                 /** @description Answer 304 without a body when the animal is still at one of these versions. Either `*` alone or a comma-separated list of entity-tags (RFC 9110 §13.1.2); anything else is 400. */
                 "If-None-Match"?: string;
+                /** @description A `Petstore-Position` this service answered with: the answer reflects every change up to it, from a replica that has replayed that far or from the primary. Anything else is 400 (`INVALID_POSITION`). */
+                "Petstore-Position"?: string;
             };
             path: {
                 /** @description Id of the animal to retrieve. */
@@ -1048,6 +1057,7 @@ export interface operations {
                 headers: {
                     /** @description Strong validator of this version of the animal (`"<id>.<version>"`); it changes whenever the animal does. Send it back in `If-Match` to change only this version, or in `If-None-Match` to read only when it changed. */
                     ETag: string;
+                    "Petstore-Position": components["headers"]["Position"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -1065,6 +1075,7 @@ export interface operations {
                 headers: {
                     /** @description Strong validator of this version of the animal (`"<id>.<version>"`); it changes whenever the animal does. Send it back in `If-Match` to change only this version, or in `If-None-Match` to read only when it changed. */
                     ETag: string;
+                    "Petstore-Position": components["headers"]["Position"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -1202,6 +1213,7 @@ export interface operations {
             /** @description Deleted. */
             204: {
                 headers: {
+                    "Petstore-Position": components["headers"]["Position"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1382,6 +1394,7 @@ export interface operations {
                 headers: {
                     /** @description Strong validator of this version of the animal (`"<id>.<version>"`); it changes whenever the animal does. Send it back in `If-Match` to change only this version, or in `If-None-Match` to read only when it changed. */
                     ETag: string;
+                    "Petstore-Position": components["headers"]["Position"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1543,7 +1556,10 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description A `Petstore-Position` this service answered with: the answer reflects every change up to it, from a replica that has replayed that far or from the primary. Anything else is 400 (`INVALID_POSITION`). */
+                "Petstore-Position"?: string;
+            };
             path: {
                 /** @description Id of the animal whose history to list. */
                 petId: number;
@@ -1557,6 +1573,7 @@ export interface operations {
                 headers: {
                     /** @description RFC 8288 link to the next page, `<{base}/pets/{petId}/history?limit=N[&filter=value…]&cursor=C>; rel="next"`, repeating this request's filters; absent on the last page. */
                     Link?: string;
+                    "Petstore-Position": components["headers"]["Position"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1660,7 +1677,10 @@ export interface operations {
                 petId?: number;
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description A `Petstore-Position` this service answered with: the answer reflects every change up to it, from a replica that has replayed that far or from the primary. Anything else is 400 (`INVALID_POSITION`). */
+                "Petstore-Position"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1671,6 +1691,7 @@ export interface operations {
                 headers: {
                     /** @description RFC 8288 link to the next page, `<{base}/store/orders?limit=N[&filter=value…]&cursor=C>; rel="next"`, repeating this request's filters; absent on the last page. */
                     Link?: string;
+                    "Petstore-Position": components["headers"]["Position"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1775,6 +1796,7 @@ export interface operations {
                     /** @description Address of the order: `{base}/store/orders/{id}`. */
                     Location: string;
                     "Idempotent-Replayed"?: "true";
+                    "Petstore-Position": components["headers"]["Position"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1921,7 +1943,10 @@ export interface operations {
     getOrder: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A `Petstore-Position` this service answered with: the answer reflects every change up to it, from a replica that has replayed that far or from the primary. Anything else is 400 (`INVALID_POSITION`). */
+                "Petstore-Position"?: string;
+            };
             path: {
                 /** @description Id of the order. */
                 orderId: number;
@@ -1933,6 +1958,7 @@ export interface operations {
             /** @description The order. */
             200: {
                 headers: {
+                    "Petstore-Position": components["headers"]["Position"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2048,6 +2074,7 @@ export interface operations {
             /** @description The order as changed. */
             200: {
                 headers: {
+                    "Petstore-Position": components["headers"]["Position"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2197,6 +2224,8 @@ export interface operations {
             header?: {
                 /** @description Answer 304 without a body when the counts still have this ETag. */
                 "If-None-Match"?: string;
+                /** @description A `Petstore-Position` this service answered with: the answer reflects every change up to it, from a replica that has replayed that far or from the primary. Anything else is 400 (`INVALID_POSITION`). */
+                "Petstore-Position"?: string;
             };
             path?: never;
             cookie?: never;
@@ -2208,6 +2237,7 @@ export interface operations {
                 headers: {
                     /** @description Strong validator of these counts; it changes whenever a count does. Send it in `If-None-Match` to read only when they changed. */
                     ETag: string;
+                    "Petstore-Position": components["headers"]["Position"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2222,6 +2252,7 @@ export interface operations {
                 headers: {
                     /** @description Strong validator of these counts; it changes whenever a count does. Send it in `If-None-Match` to read only when they changed. */
                     ETag: string;
+                    "Petstore-Position": components["headers"]["Position"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2315,6 +2346,7 @@ export interface operations {
             /** @description The ticket and when it expires. */
             201: {
                 headers: {
+                    "Petstore-Position": components["headers"]["Position"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2540,6 +2572,7 @@ export interface operations {
                 headers: {
                     /** @description Address of the endpoint: `{base}/webhooks/{id}`. */
                     Location: string;
+                    "Petstore-Position": components["headers"]["Position"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2784,6 +2817,7 @@ export interface operations {
             /** @description Deleted. */
             204: {
                 headers: {
+                    "Petstore-Position": components["headers"]["Position"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2932,6 +2966,7 @@ export interface operations {
             /** @description The endpoint as changed. */
             200: {
                 headers: {
+                    "Petstore-Position": components["headers"]["Position"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3078,6 +3113,7 @@ export interface operations {
             /** @description The endpoint, with its new signing secret. */
             200: {
                 headers: {
+                    "Petstore-Position": components["headers"]["Position"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3342,6 +3378,7 @@ export interface operations {
             /** @description Accepted: it is due now. */
             202: {
                 headers: {
+                    "Petstore-Position": components["headers"]["Position"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3492,6 +3529,7 @@ export interface operations {
             /** @description Accepted: how many deliveries are due now. */
             202: {
                 headers: {
+                    "Petstore-Position": components["headers"]["Position"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["RequestId"];

@@ -19,6 +19,8 @@ export type DomainErrorKind =
 
 export abstract class DomainError extends Error {
   abstract readonly kind: DomainErrorKind;
+  /** The Error body's `code` when the kind's own is not precise enough (INVALID_POSITION). */
+  readonly code: string | undefined = undefined;
 }
 
 /** The request itself is malformed; a `cause` that is a zod error names the fields. */

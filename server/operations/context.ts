@@ -2,6 +2,7 @@ import type { Database } from '../../db/database.js';
 import { DatabaseBudget } from '../../db/deadline.js';
 import { boundRunner, type Transactor } from '../../db/runner.js';
 import type { ApiKeyScope } from '../../db/queries/api-keys.js';
+import type { ReadReplicas } from '../../db/replicas/read-replicas.js';
 import type { Principal } from '../domain/auth/authenticator.js';
 import { authorize } from '../domain/auth/authorize.js';
 import type { EventStreams } from '../domain/events/streams.js';
@@ -40,12 +41,26 @@ export interface ContextOptions {
   notifyChange?: () => void;
   /** The webhook operations' settings; the defaults refuse private addresses. */
   webhooks?: WebhookSettings;
+  /** Where reads may go besides `db`: absent, every read is the primary's. */
+  replicas?: ReadReplicas | undefined;
+  /**
+   * The Petstore-Position request header as received: the reads a replica may serve check it
+   * and see at least that far.
+   */
+  position?: string | undefined;
 }
 
 export interface Context extends Required<
   Omit<
     ContextOptions,
-    'db' | 'cursorSecret' | 'idempotencyKey' | 'ifMatch' | 'ifNoneMatch' | 'streams'
+    | 'db'
+    | 'cursorSecret'
+    | 'idempotencyKey'
+    | 'ifMatch'
+    | 'ifNoneMatch'
+    | 'streams'
+    | 'replicas'
+    | 'position'
   >
 > {
   /** The request's statements: each bounded by its budget, refused once that is spent. */
@@ -57,6 +72,8 @@ export interface Context extends Required<
   ifNoneMatch: string | undefined;
   streams: EventStreams | undefined;
   cursors: CursorCodec;
+  replicas: ReadReplicas | undefined;
+  position: string | undefined;
 }
 
 /** What an operation runs with: the request's context, its caller known and allowed. */
@@ -102,5 +119,7 @@ export function createContextInner(options: ContextOptions): Context {
     notifyChange: options.notifyChange ?? (() => undefined),
     webhooks: options.webhooks ?? DEFAULT_WEBHOOK_SETTINGS,
     cursors: cursorCodecFor(options.cursorSecret ?? DEFAULT_CURSOR_SECRET),
+    replicas: options.replicas,
+    position: options.position,
   };
 }

@@ -51,6 +51,11 @@ interface Definition<I extends z.ZodType, O extends z.ZodType> {
   output: O;
   /** Absent for an operation offered to tRPC clients only. */
   rest?: RestBinding;
+  /**
+   * A read a hot standby may serve (server/operations/perform.ts): only those the contract
+   * lists, whose statements go through `ctx.db` alone.
+   */
+  replicaRead?: boolean;
 }
 
 /**

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { InvalidError } from '../domain/errors.js';
 import { requireCaller, type Context } from './context.js';
 import type { Operation } from './define.js';
+import { perform } from './perform.js';
 
 /**
  * Runs an operation for the HTTP surfaces, step for step as its tRPC procedure does (the guard,
@@ -18,7 +19,7 @@ export async function execute<O extends z.ZodType>(
   requireCaller(ctx, operation.scope);
   const input = operation.input.safeParse(rawInput);
   if (!input.success) throw new InvalidError('Invalid input', { cause: input.error });
-  const data: unknown = await ctx.budget.within(() => operation.handler(ctx, input.data));
+  const data: unknown = await ctx.budget.within(() => perform(operation, ctx, input.data));
   const output = operation.output.safeParse(data);
   if (!output.success) {
     // Not the caller's doing: the surfaces answer it as any unexpected error, a 500.

@@ -69,6 +69,7 @@ export const placeOrder = defineMutation({
 
 export const listOrders = definePagedList({
   scope: 'read',
+  replicaRead: true,
   input: ListOrdersInputSchema,
   item: OrderSchema,
   rest: {
@@ -95,6 +96,7 @@ export const listOrders = definePagedList({
 
 export const getOrder = defineQuery({
   scope: 'read',
+  replicaRead: true,
   input: GetOrderInputSchema,
   output: OrderSchema,
   rest: {

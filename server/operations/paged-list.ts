@@ -19,6 +19,8 @@ export interface PagedListDefinition<
   Row,
 > {
   scope: ApiKeyScope;
+  /** A hot standby may serve it (Operation's `replicaRead`). */
+  replicaRead?: boolean;
   /** Its filters, `limit` and `cursor`; on REST its path parameters and query. */
   input: I;
   item: Item;
@@ -155,6 +157,7 @@ export function definePagedList<
   return {
     list: defineQuery({
       scope: definition.scope,
+      ...(definition.replicaRead === true && { replicaRead: true }),
       input: definition.input,
       output: z.array(definition.item),
       rest,
@@ -168,6 +171,7 @@ export function definePagedList<
     }),
     page: defineQuery({
       scope: definition.scope,
+      ...(definition.replicaRead === true && { replicaRead: true }),
       input: definition.input,
       output: pageSchemaOf(definition.item),
       handler: async (ctx, input) => {

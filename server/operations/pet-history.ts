@@ -6,6 +6,7 @@ import { definePagedList } from './paged-list.js';
 
 export const listPetHistory = definePagedList({
   scope: 'read',
+  replicaRead: true,
   input: PetHistoryInputSchema,
   item: EventSchema,
   rest: {

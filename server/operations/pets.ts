@@ -54,6 +54,7 @@ function boundFilter({ status, categoryId, name, id }: ListPetsInput): string | 
 
 export const listPets = definePagedList({
   scope: 'read',
+  replicaRead: true,
   input: ListPetsInputSchema,
   item: PetSchema,
   rest: {
@@ -156,6 +157,7 @@ export const createPet = defineMutation({
 
 export const getPet = defineQuery({
   scope: 'read',
+  replicaRead: true,
   input: GetPetInputSchema,
   output: PetSchema,
   rest: {

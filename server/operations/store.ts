@@ -18,6 +18,7 @@ export function inventoryETag({ available, pending, sold }: Inventory): string {
 
 export const getInventory = defineQuery({
   scope: 'read',
+  replicaRead: true,
   input: GetInventoryInputSchema,
   output: InventorySchema,
   rest: {

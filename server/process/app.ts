@@ -10,6 +10,7 @@ import type { AnyOperation } from '../operations/define.js';
 import { operations } from '../operations/registry.js';
 import { summarizeError } from '../support/error-summary.js';
 import type { Logger } from '../support/logger.js';
+import { registerReplicaMetrics } from './replica-metrics.js';
 import { ServiceMetrics } from '../support/service-metrics.js';
 import {
   fastPathVerified,
@@ -103,6 +104,7 @@ export function createApp(options: AppOptions): App {
   const { database, logger } = options;
   const api = options.api ?? { router: appRouter, operations };
   const metrics = options.metrics ?? new ServiceMetrics(database.poolSize);
+  if (database.replicas) registerReplicaMetrics(metrics.registry, database.replicas);
   const authenticator = new Authenticator(database.db, options.apiKeys, (error: unknown) => {
     logger.warn({ err: summarizeError(error, { stack: false }) }, 'could not record API key use');
   });

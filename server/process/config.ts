@@ -68,6 +68,20 @@ const integer = (min: number, max: number) => {
 
 const port = integer(0, 65535);
 
+const MILLISECONDS = /^(\d+)(ms|s)$/;
+
+/** `50ms` or `1s`, in milliseconds, at most a minute. */
+const milliseconds = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .pipe(z.string().regex(MILLISECONDS, 'expected <number><ms|s>, such as 50ms or 1s'))
+    .transform((text) => {
+      const [, amount = '0', unit] = MILLISECONDS.exec(text) ?? [];
+      return Number(amount) * (unit === 's' ? 1000 : 1);
+    })
+    .pipe(z.number().max(60_000, 'expected at most a minute'));
+
 const flag = z.stringbool({ error: 'expected true or false (also 1/0, yes/no, on/off)' });
 
 /** A size as PostgreSQL reads it in its settings: `16MB`, `512kB`, `1GB`. */
@@ -114,6 +128,12 @@ const configSchema = z.object({
    */
   DATABASE_DIRECT_URL: postgresUrl.optional(),
   DATABASE_POOL_MAX: integer(1, 1000).default(10),
+  /** Hot standbys for reads (docs/replicas.md); unset, every read goes to DATABASE_URL. */
+  DATABASE_REPLICA_URLS: commaList.pipe(z.array(postgresUrl)),
+  /** How old a read without a Petstore-Position may be: a replica further behind is skipped. */
+  REPLICA_MAX_LAG: milliseconds('1s'),
+  /** How long a read with a Petstore-Position may wait for a replica to replay that far. */
+  REPLICA_WAIT: milliseconds('50ms'),
   PGLITE_DIR: z.string().min(1).default('./.data/pglite'),
   /** PostgreSQL settings of the embedded database (db/embedded/settings.ts says why). */
   PGLITE_SHARED_BUFFERS: postgresSize.default(DEFAULT_EMBEDDED_SETTINGS.sharedBuffers),
@@ -174,6 +194,7 @@ const SECRET = new Set([
   'CURSOR_SECRET',
   'DATABASE_URL',
   'DATABASE_DIRECT_URL',
+  'DATABASE_REPLICA_URLS',
   'REDIS_URL',
 ]);
 

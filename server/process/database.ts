@@ -20,6 +20,11 @@ export async function openConfiguredDatabase(
       url: config.DATABASE_URL,
       poolMax,
       ...(config.DATABASE_DIRECT_URL && { directUrl: config.DATABASE_DIRECT_URL }),
+      replicas: {
+        urls: config.DATABASE_REPLICA_URLS,
+        maxLagMs: config.REPLICA_MAX_LAG,
+        waitMs: config.REPLICA_WAIT,
+      },
     });
   }
   const archive = await emptyFolderArchive(config.PGLITE_DIR, logger);

@@ -58,27 +58,48 @@ function processTree(root: number): number[] {
   return tree;
 }
 
-/**
- * A PostgreSQL server of the test's own, in a temporary folder on a free loopback port, so a
- * test can stop, crash or freeze it. Never the machine's shared server.
- */
-export async function startPrivatePostgres(): Promise<PrivatePostgres> {
+type Tool = (name: string, args: string[]) => Promise<unknown>;
+
+function tools(): { tool: Tool; owner?: [number, number] } {
   const user = asPostgres();
+  return {
+    tool: (name, args) => {
+      const [file, argv] = user.wrap(join(BIN, name), args);
+      return run(file, argv, { timeout: COMMAND_TIMEOUT_MS });
+    },
+    ...(user.owner && { owner: user.owner }),
+  };
+}
+
+/** A temporary folder for one server, owned by whoever runs it. */
+function serverFolder(owner: [number, number] | undefined) {
   const root = mkdtempSync(join(tmpdir(), 'petstore-pg-'));
-  const data = join(root, 'data');
   const socketDir = join(root, 'socket');
   mkdirSync(socketDir);
-  if (user.owner) {
-    chownSync(root, ...user.owner);
-    chownSync(socketDir, ...user.owner);
+  if (owner) {
+    chownSync(root, ...owner);
+    chownSync(socketDir, ...owner);
   }
-  const tool = (name: string, args: string[]) => {
-    const [file, argv] = user.wrap(join(BIN, name), args);
-    return run(file, argv, { timeout: COMMAND_TIMEOUT_MS });
-  };
+  return { root, data: join(root, 'data'), socketDir };
+}
+
+export interface PrivatePostgresOptions {
+  /** Server settings given at every start (`-c name=value`), such as recovery_min_apply_delay. */
+  settings?: Record<string, string>;
+}
+
+/** Starts the server of a data folder made by initdb or pg_basebackup, or removes the folder. */
+async function serve(
+  tool: Tool,
+  folder: ReturnType<typeof serverFolder>,
+  options: PrivatePostgresOptions,
+): Promise<PrivatePostgres> {
+  const { root, data, socketDir } = folder;
   const port = await freePort();
-  await tool('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8']);
-  const options = `-p ${port} -k ${socketDir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=50`;
+  const settings = Object.entries(options.settings ?? {})
+    .map(([name, value]) => ` -c ${name}=${value}`)
+    .join('');
+  const serverOptions = `-p ${port} -k ${socketDir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=50${settings}`;
   let running = false;
   const ctl = (...args: string[]) => tool('pg_ctl', ['-D', data, '-w', '-t', '30', ...args]);
   const postmasterPid = () =>
@@ -96,7 +117,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   const server: PrivatePostgres = {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     start: async () => {
-      await ctl('-o', options, '-l', join(root, 'log'), 'start');
+      await ctl('-o', serverOptions, '-l', join(root, 'log'), 'start');
       running = true;
     },
     stop: async () => {
@@ -124,4 +145,45 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     throw error;
   }
   return server;
+}
+
+/**
+ * A PostgreSQL server of the test's own, in a temporary folder on a free loopback port, so a
+ * test can stop, crash or freeze it. Never the machine's shared server.
+ */
+export async function startPrivatePostgres(
+  options: PrivatePostgresOptions = {},
+): Promise<PrivatePostgres> {
+  const { tool, owner } = tools();
+  const folder = serverFolder(owner);
+  await tool('initdb', [
+    '-D',
+    folder.data,
+    '-U',
+    'postgres',
+    '-A',
+    'trust',
+    '--no-sync',
+    '-E',
+    'UTF8',
+  ]);
+  return serve(tool, folder, options);
+}
+
+/**
+ * A hot standby of `primary` (a private server): `pg_basebackup -R` into a folder of its own,
+ * streaming from the primary from then on, on a free port of its own.
+ */
+export async function startStandby(
+  primary: PrivatePostgres,
+  options: PrivatePostgresOptions = {},
+): Promise<PrivatePostgres> {
+  const { tool, owner } = tools();
+  const folder = serverFolder(owner);
+  const { port } = new URL(primary.url);
+  await tool('pg_basebackup', [
+    ...['-D', folder.data, '-h', '127.0.0.1', '-p', port, '-U', 'postgres'],
+    ...['-R', '-X', 'stream', '-c', 'fast', '--no-sync'],
+  ]);
+  return serve(tool, folder, options);
 }

@@ -18,6 +18,7 @@ import { createPublicRoutes } from './public/routes.js';
 import { createRestEndpoints, notFound } from './rest/endpoints.js';
 import { createTrpcEndpoints, TRPC_REQUEST_HEADERS } from './fast-path/endpoints.js';
 import { checkConditionalFields } from '../../domain/versions/etag.js';
+import { POSITION_HEADER } from '../../domain/versions/position.js';
 import { authenticate } from './pipeline/authenticate.js';
 import { readJsonBody } from './pipeline/body.js';
 import { createCors } from './pipeline/cors.js';
@@ -174,6 +175,9 @@ export function createRequestHandler(deps: HandlerDeps) {
       closeConnection: () => res.destroy(),
       notifyChange: deps.notifier.changed,
       webhooks: deps.webhooks,
+      replicas: database.replicas,
+      // Node joins a repeated header with commas, which no position has: the read refuses it.
+      position: req.headers[POSITION_HEADER] as string | undefined,
     });
     await endpoint.serve({ req, res, state, ctx, body, params });
   }

@@ -5,7 +5,7 @@ import { ErrorSchema } from '../../domain/schemas/error.js';
 import { errorExamples } from './error-examples.js';
 import { eventSchemas, eventStreamPath, STREAM_TICKET_SCHEME } from './event-stream.js';
 import { responsesOf, STABILITY } from './responses.js';
-import { SHARED_HEADERS } from './headers.js';
+import { POSITION_PARAMETER, SHARED_HEADERS } from './headers.js';
 import { webhookRequests } from './webhooks.js';
 
 export interface DocumentOptions {
@@ -92,7 +92,18 @@ function applyContractDetails(
     const path = document.paths?.[binding.path] as Json | undefined;
     const operation = path?.[binding.method.toLowerCase()] as Json | undefined;
     if (!operation) throw new Error(`No generated operation for ${binding.method} ${binding.path}`);
-    operation.responses = responsesOf(binding, operation.responses as Record<string, Json>);
+    const positioned = definition.replicaRead === true || definition.kind === 'mutation';
+    operation.responses = responsesOf(
+      binding,
+      operation.responses as Record<string, Json>,
+      positioned,
+    );
+    if (definition.replicaRead === true) {
+      operation.parameters = [
+        ...((operation.parameters as Json[] | undefined) ?? []),
+        POSITION_PARAMETER,
+      ];
+    }
     operation['x-stability'] = binding.stability;
     operation.description = `${binding.description}\n\n${STABILITY[binding.stability]}`;
     nameRequestBody(operation, definition, namedBodies);

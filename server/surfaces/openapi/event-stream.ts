@@ -56,7 +56,7 @@ export function eventStreamPath(binding: RestBinding): NonNullable<OpenAPIObject
             schema: { type: 'string', pattern: '^\\d{1,16}$' },
           },
         ],
-        responses: responsesOf(binding, { '200': stream }),
+        responses: responsesOf(binding, { '200': stream }, false),
         'x-stability': binding.stability,
       },
     },

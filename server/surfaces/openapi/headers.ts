@@ -27,6 +27,11 @@ export const SHARED_HEADERS = {
     '"default";r=599;t=42',
     false,
   ),
+  Position: header(
+    'With read replicas configured (docs/replicas.md): the position this answer was served at, or after a write the position of its commit. Send the highest seen as `Petstore-Position` and later reads see at least this far.',
+    '00000000016b3748',
+    false,
+  ),
   DeprecationLink: header(
     'Points at the documentation that names the replacement.',
     '<https://api.petstore.example/docs>; rel="deprecation"',
@@ -49,4 +54,15 @@ export const DEPRECATION = {
   Deprecation: ref('Deprecation'),
   Sunset: ref('Sunset'),
   Link: ref('DeprecationLink'),
+};
+export const POSITION = { 'Petstore-Position': ref('Position') };
+
+/** The request header of the reads a replica may serve. */
+export const POSITION_PARAMETER = {
+  in: 'header',
+  name: 'Petstore-Position',
+  required: false,
+  description:
+    'A `Petstore-Position` this service answered with: the answer reflects every change up to it, from a replica that has replayed that far or from the primary. Anything else is 400 (`INVALID_POSITION`).',
+  schema: { type: 'string', pattern: '^[0-9a-f]{16}$', examples: ['00000000016b3748'] },
 };

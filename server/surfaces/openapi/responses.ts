@@ -1,6 +1,6 @@
 import type { RestBinding } from '../../operations/define.js';
 import { errorExampleRef } from './error-examples.js';
-import { DEPRECATION, ERROR_HEADERS, RATE_LIMIT, REQUEST_ID } from './headers.js';
+import { DEPRECATION, ERROR_HEADERS, POSITION, RATE_LIMIT, REQUEST_ID } from './headers.js';
 
 type Json = Record<string, unknown>;
 
@@ -31,17 +31,21 @@ export const STABILITY: Record<RestBinding['stability'], string> = {
   experimental: 'Stability: experimental. It may change or go away in any release.',
 };
 
-function successOf(binding: RestBinding, generated: Json | undefined): Json {
+function successOf(binding: RestBinding, generated: Json | undefined, positioned: boolean): Json {
   // An answer without a body documents none, whatever the output schema renders to.
-  if (binding.successStatus !== 204) return generated ?? {};
-  return { description: binding.successDescription };
+  const success =
+    binding.successStatus !== 204 ? (generated ?? {}) : { description: binding.successDescription };
+  if (positioned) success.headers = { ...(success.headers as Json | undefined), ...POSITION };
+  return success;
 }
 
+/** `positioned`: a success answers with `Petstore-Position` (a write, a read a replica may serve). */
 export function responsesOf(
   binding: RestBinding,
   generated: Record<string, Json>,
+  positioned: boolean,
 ): Record<string, Json> {
-  const success = successOf(binding, generated['200']);
+  const success = successOf(binding, generated['200'], positioned);
   const responses: Record<string, Json> = { [binding.successStatus]: success };
   if (binding.conditionalRead) {
     responses['304'] = {

@@ -91,10 +91,16 @@ export function errorBody(error: TRPCError): ErrorBody {
   if (error.cause instanceof GoneError)
     return { code: 'GONE', message: error.message, status: 410 };
   const status = getHTTPStatusCodeFromError(error);
-  const code = contractCode(error.code);
+  const generic = contractCode(error.code);
+  if (status >= 500) {
+    return {
+      code: generic,
+      message: INTERNAL_MESSAGES[generic] ?? 'Internal server error',
+      status,
+    };
+  }
+  const code = (error.cause instanceof DomainError ? error.cause.code : undefined) ?? generic;
   const issues = validationIssues(error);
-  if (status >= 500)
-    return { code, message: INTERNAL_MESSAGES[code] ?? 'Internal server error', status };
   if (issues) {
     const summary = issues.map(({ path, message }) => {
       const detail = message.replace(/^Invalid input: /, '');

@@ -8,6 +8,7 @@ import type {
   StreamOperation,
 } from '../../operations/define.js';
 import { requireCaller, type OperationContext } from '../../operations/context.js';
+import { perform } from '../../operations/perform.js';
 import { openWithin, StreamsClosingError } from '../../domain/events/streams.js';
 import { toTRPCError } from './errors.js';
 import { middleware, procedure, type Meta } from './init.js';
@@ -67,7 +68,7 @@ function base<I extends z.ZodType, O extends z.ZodType>(operation: Operation<I, 
  */
 function resolverOf<I extends z.ZodType>(operation: Operation<I>) {
   return ({ ctx, input }: { ctx: OperationContext; input: unknown }) =>
-    operation.handler(ctx, input as z.output<I>) as Promise<never>;
+    perform(operation, ctx, input as z.output<I>) as Promise<never>;
 }
 
 export function queryProcedure<I extends z.ZodType, O extends z.ZodType>(
