@@ -7,10 +7,14 @@ import type { Sql } from 'postgres';
 const OFFSET = (lsn: string) => `(${lsn} - '0/0'::pg_lsn)::text`;
 
 /**
- * The primary's insert position: past every record written so far, so past the commit of
- * every transaction visible now, even one committed with synchronous_commit off.
+ * The primary's flushed position: past the commit of every transaction visible now, as a
+ * commit waits for its flush, and no further than what standbys can receive (a position past
+ * the flush would wait for the WAL writer, up to 200 ms). Where commits do not wait
+ * (synchronous_commit off), the insert position, which passes them too.
  */
-const PRIMARY_SQL = `select ${OFFSET('pg_current_wal_insert_lsn()')}`;
+const PRIMARY_SQL = `select case current_setting('synchronous_commit') when 'off' then ${OFFSET(
+  'pg_current_wal_insert_lsn()',
+)} else ${OFFSET('pg_current_wal_flush_lsn()')} end`;
 
 /**
  * A standby's state. `replayed` is what a snapshot taken after this reading sees at least.

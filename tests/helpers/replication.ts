@@ -84,3 +84,26 @@ export async function replicasAre(server: TestServer, state: ReplicaState): Prom
 export function servedBy(server: TestServer): Record<string, number> {
   return Object.fromEntries(server.database.handle.replicas?.counts().served ?? []);
 }
+
+/**
+ * Waits until every replica of the server has replayed what the primary has now (the
+ * migrations, say): a standby applying commits late would otherwise answer from before them.
+ */
+export async function replicasCaughtUp(server: TestServer, primaryUrl: string): Promise<void> {
+  const sql = postgres(primaryUrl, { max: 1, onnotice: () => undefined });
+  let position: bigint;
+  try {
+    const [row] = await sql<{ position: string }[]>`
+      select (pg_current_wal_flush_lsn() - '0/0'::pg_lsn)::text as position`;
+    position = BigInt(row?.position ?? '0');
+  } finally {
+    await sql.end({ timeout: 1 });
+  }
+  await vi.waitFor(
+    () => {
+      const behind = server.database.handle.replicas?.replicas.filter((r) => r.replayed < position);
+      if (behind?.length) throw new Error(`behind: ${behind.map((r) => r.name).join(', ')}`);
+    },
+    { timeout: 30_000, interval: 20 },
+  );
+}
