@@ -93,9 +93,9 @@ describeOnPostgres('the typed clients with read replicas (two standbys, one 700 
     });
     const blind = clients(false).rest;
     const { trpc: writer } = clients();
-    let writing = true;
+    const stop = new AbortController();
     const writes = (async () => {
-      for (let i = 0; writing; i++)
+      for (let i = 0; !stop.signal.aborted; i++)
         await writer.pets.create.mutate({ name: `Tick ${i}`, categoryId: 2 });
     })();
     const before = servedBy(server);
@@ -115,7 +115,7 @@ describeOnPostgres('the typed clients with read replicas (two standbys, one 700 
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
     } finally {
-      writing = false;
+      stop.abort();
       await writes;
     }
     expect(regressions).toBe(0);
