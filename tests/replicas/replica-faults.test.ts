@@ -91,6 +91,11 @@ describeOnPostgres('a standby stopped and restarted under load, and one behind P
       expect(before).toBeGreaterThan(0);
       await standby.stop();
       await forMs(1_000);
+      // Readiness is the primary's alone.
+      expect((await fetch(`${server.origin}/readyz`)).status).toBe(200);
+      const metrics = await server.app.metrics.registry.metrics();
+      expect(metrics).toContain(`petstore_replica_state{replica="${name}",state="down"} 1`);
+      expect(metrics).toMatch(/petstore_replica_fallbacks_total\{reason="failed"\} [1-9]/);
       await standby.start();
       await replicasAre(server, 'healthy');
       const back = servedBy(server)[name] ?? 0;
@@ -104,6 +109,23 @@ describeOnPostgres('a standby stopped and restarted under load, and one behind P
     expect(tally.errors).toEqual([]);
     expect(tally.stale).toBe(0);
     expect(tally.pairs).toBeGreaterThan(20);
+  });
+
+  it('sells a pet once when many order it at once through instances reading from standbys', async () => {
+    const pet = await server.api<{ id: number }>('POST', '/v1/pets', {
+      body: { name: 'Once', categoryId: 5 },
+    });
+    const orders = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        (i % 2 === 0 ? server : pooled).api('POST', '/v1/store/orders', {
+          body: { petId: pet.body.id },
+        }),
+      ),
+    );
+    expect(orders.map((order) => order.status).sort()).toEqual([
+      201,
+      ...Array.from({ length: 11 }, () => 409),
+    ]);
   });
 
   it('reads its own writes from a standby behind PgBouncer in transaction mode', async () => {
