@@ -33,7 +33,7 @@ export function slower(ratios: number[], limit = CPU_LIMIT): boolean {
 export const slowerScenarios = (results: ScenarioRounds[], limit = CPU_LIMIT): string[] =>
   results.filter(({ rounds }) => slower(cpuRatios(rounds), limit)).map(({ scenario }) => scenario);
 
-const median = (values: number[]) => {
+export const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
 };

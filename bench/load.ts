@@ -40,11 +40,11 @@ function fill(text: string, state: ConnectionState): string {
     .replace('{order}', () => state.order ?? '0');
 }
 
-function toRequest({ method, path, body }: RequestSpec): autocannon.Request {
+function toRequest({ method, path, body, headers: own }: RequestSpec): autocannon.Request {
   return {
     method,
     path,
-    headers,
+    headers: own ? { ...headers, ...own } : headers,
     ...(body ? { body } : {}),
     setupRequest: (request: autocannon.Request, context: ConnectionState) => ({
       ...request,

@@ -8,6 +8,8 @@ export interface RequestSpec {
   path: string;
   method: 'GET' | 'POST' | 'PATCH';
   body?: string;
+  /** Sent besides the key and the content type (a Petstore-Position). */
+  headers?: Record<string, string>;
 }
 
 export interface Scenario {
