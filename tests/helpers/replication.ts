@@ -107,3 +107,20 @@ export async function replicasCaughtUp(server: TestServer, primaryUrl: string): 
     { timeout: 30_000, interval: 20 },
   );
 }
+
+/**
+ * Runs every step of an afterAll in order, each whether or not those before it failed (or
+ * found nothing started), so no private server outlives a file whose beforeAll failed halfway;
+ * then throws the first failure.
+ */
+export async function cleanUp(...steps: (() => Promise<unknown>)[]): Promise<void> {
+  const failures: unknown[] = [];
+  for (const step of steps) {
+    try {
+      await step();
+    } catch (error) {
+      failures.push(error);
+    }
+  }
+  if (failures.length > 0) throw failures[0];
+}

@@ -7,6 +7,7 @@ import {
 import { describeOnPostgres } from '../helpers/database.js';
 import { checkedFetch } from '../helpers/http.js';
 import {
+  cleanUp,
   replicaServer,
   replicasAre,
   replicasCaughtUp,
@@ -34,10 +35,12 @@ describeOnPostgres('the typed clients with read replicas (two standbys, one 700 
     await replicasAre(server, 'healthy');
     await replicasCaughtUp(server, replication.primary.url);
   }, 120_000);
-  afterAll(async () => {
-    await server.close();
-    await replication.destroy();
-  });
+  afterAll(() =>
+    cleanUp(
+      () => server.close(),
+      () => replication.destroy(),
+    ),
+  );
 
   const clients = (positions?: false) => {
     const fetch = checkedFetch(server.conformance);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeOnPostgres } from '../helpers/database.js';
 import {
+  cleanUp,
   onServer,
   replicaServer,
   replicasAre,
@@ -33,10 +34,14 @@ describeOnPostgres('reads on a hot standby (a private primary and standby, strea
     strict = await replicaServer(primary, { ...others, maxLagMs: 300 });
     await Promise.all([a, b, strict].map((server) => replicasAre(server, 'healthy')));
   }, 120_000);
-  afterAll(async () => {
-    await Promise.all([a, b, strict].map((server) => server.close()));
-    await replication.destroy();
-  });
+  afterAll(() =>
+    cleanUp(
+      () => a.close(),
+      () => b.close(),
+      () => strict.close(),
+      () => replication.destroy(),
+    ),
+  );
 
   it('serves the contract reads from the replica, each answering the position it was served at', async () => {
     const created = await a.api<{ id: number }>('POST', '/v1/pets', {

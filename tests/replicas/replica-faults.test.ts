@@ -4,6 +4,7 @@ import { describeOnPostgres } from '../helpers/database.js';
 import { checkedFetch } from '../helpers/http.js';
 import { startPgBouncer, type PgBouncer } from '../helpers/pgbouncer.js';
 import {
+  cleanUp,
   replicaServer,
   replicasAre,
   replicasCaughtUp,
@@ -73,11 +74,14 @@ describeOnPostgres('a standby stopped and restarted under load, and one behind P
     await replicasCaughtUp(server, replication.primary.url);
     await replicasCaughtUp(pooled, replication.primary.url);
   }, 120_000);
-  afterAll(async () => {
-    await Promise.all([server.close(), pooled.close()]);
-    await pooler.stop();
-    await replication.destroy();
-  });
+  afterAll(() =>
+    cleanUp(
+      () => server.close(),
+      () => pooled.close(),
+      () => pooler.stop(),
+      () => replication.destroy(),
+    ),
+  );
 
   it('answers every request, none stale, while its standby stops and comes back', async () => {
     const standby = replication.standbys[0];
