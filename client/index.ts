@@ -25,7 +25,7 @@ export {
   type PetstoreRestClient,
   type PetstoreRestClientOptions,
 } from './rest.js';
-export { createPositionTracker, type PositionTracker } from './positions.js';
+export { createPositionTracker, sharedPositions, type PositionTracker } from './positions.js';
 export type { components, paths } from './generated/openapi.js';
 // The error class the tRPC client throws, from the same copy of @trpc/client as the factory's,
 // so `instanceof` holds.

@@ -25,3 +25,9 @@ export function createPositionTracker(): PositionTracker {
     },
   };
 }
+
+/**
+ * The tracker every client uses unless given one: a page's tRPC and REST clients then share
+ * what each has seen, so a pet created through one is read back through the other.
+ */
+export const sharedPositions: PositionTracker = createPositionTracker();

@@ -1,6 +1,6 @@
 import createClient, { type Client } from 'openapi-fetch';
 import { authHeaders } from './auth.js';
-import { createPositionTracker, POSITION_HEADER, type PositionTracker } from './positions.js';
+import { POSITION_HEADER, sharedPositions, type PositionTracker } from './positions.js';
 import type { paths } from './generated/openapi.js';
 
 export interface PetstoreRestClientOptions {
@@ -14,8 +14,8 @@ export interface PetstoreRestClientOptions {
   fetch?: (request: Request) => Promise<Response>;
   /**
    * The highest `Petstore-Position` seen is sent with every request, so reads see this
-   * client's own writes (docs/replicas.md): a tracker of its own by default, one shared with
-   * another client, or `false` to send none.
+   * writes of this client and of every other on the same default (docs/replicas.md):
+   * `sharedPositions` unless given a tracker of its own, or `false` to send none.
    */
   positions?: PositionTracker | false;
 }
@@ -33,7 +33,7 @@ export function createPetstoreRestClient(options: PetstoreRestClientOptions): Pe
     headers: { ...options.headers, ...authHeaders(options.apiKey) },
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
-  const positions = options.positions ?? createPositionTracker();
+  const positions = options.positions ?? sharedPositions;
   if (positions) {
     client.use({
       onRequest: ({ request }) => {

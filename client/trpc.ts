@@ -8,7 +8,7 @@ import {
 } from '@trpc/client';
 import type { AppRouter } from './router.js';
 import { authHeaders } from './auth.js';
-import { createPositionTracker, POSITION_HEADER, type PositionTracker } from './positions.js';
+import { POSITION_HEADER, sharedPositions, type PositionTracker } from './positions.js';
 
 /**
  * Any EventSource class tRPC accepts: the browser's, or a ponyfill such as the `eventsource`
@@ -33,8 +33,8 @@ export interface PetstoreTrpcClientOptions<TEventSource extends EventSourceClass
   fetch?: typeof fetch;
   /**
    * The highest `Petstore-Position` seen is sent with every query and mutation, so reads see
-   * this client's own writes (docs/replicas.md): a tracker of its own by default, one shared
-   * with another client, or `false` to send none.
+   * the writes of this client and of every other on the same default (docs/replicas.md):
+   * `sharedPositions` unless given a tracker of its own, or `false` to send none.
    */
   positions?: PositionTracker | false;
   /**
@@ -76,7 +76,7 @@ export function createPetstoreTrpcClient<TEventSource extends EventSourceClass =
 ): PetstoreTrpcClient {
   const headers = { ...options.headers, ...authHeaders(options.apiKey) };
   const { EventSource, eventSourceOptions } = options.subscriptions ?? {};
-  const positions = options.positions ?? createPositionTracker();
+  const positions = options.positions ?? sharedPositions;
   // Looked up at each call, and called on the global object, as tRPC itself does.
   const send: typeof fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   return createTRPCClient<AppRouter>({

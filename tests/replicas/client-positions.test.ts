@@ -60,13 +60,16 @@ describeOnPostgres('the typed clients with read replicas (two standbys, one 700 
     };
   };
 
-  it('reads its own writes on both clients, and without positions it would not', async () => {
+  it('reads its own writes across both clients, and without positions it would not', async () => {
     const { trpc, rest } = clients();
     const blind = clients(false);
     let blindMisses = 0;
     for (let round = 0; round < 10; round++) {
       const pet = await trpc.pets.create.mutate({ name: `Own ${round}`, categoryId: 9 });
       expect((await trpc.pets.get.query({ petId: pet.id })).name).toBe(pet.name);
+      // As the README's example does: created through tRPC, read back over REST.
+      const same = await rest.GET('/pets/{petId}', { params: { path: { petId: pet.id } } });
+      expect(same.data?.name).toBe(pet.name);
       const updated = await rest.PATCH('/pets/{petId}', {
         params: { path: { petId: pet.id } },
         body: { status: 'pending' },
