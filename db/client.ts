@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { preferNamedWhenDirect } from './direct-connection.js';
-import { attachRunners, postgresRunners } from './runner.js';
+import { attachRunners, postgresRunners, type PostgresClients } from './runner.js';
 import type { Database } from './database.js';
 import type { DatabaseHandle } from './handle.js';
 import { DEFAULT_EMBEDDED_SETTINGS, type EmbeddedSettings } from './embedded/settings.js';
@@ -95,9 +95,13 @@ function openPostgres({
     connection: { application_name: 'petstore' },
   } as const;
   const readMax = readConnections(poolMax);
-  const pooled = (max: number) => postgres(url, { ...options, max, idle_timeout: 60 });
-  const client = pooled(poolMax - readMax);
-  const reads = readMax > 0 ? pooled(readMax) : client;
+  const pooled = (at: string, max: number) => postgres(at, { ...options, max, idle_timeout: 60 });
+  // Each replica takes reads the primary would otherwise serve: connections split as its own.
+  const connect = (at: string): PostgresClients => {
+    const pool = pooled(at, poolMax - readMax);
+    return { pool, reads: readMax > 0 ? pooled(at, readMax) : pool };
+  };
+  const { pool: client, reads } = connect(url);
   // LISTEN needs a session of its own; postgres.js opens one connection for it on this client.
   const listener = directUrl ? postgres(directUrl, { ...options, max: 1 }) : client;
   const db = drizzlePostgres(client, { schema, casing: schema.DATABASE_CASING });
@@ -105,12 +109,9 @@ function openPostgres({
   attachRunners(db, postgresRunners({ pool: client, reads }, mode));
   // A direct URL beside it says DATABASE_URL is a pooler: no need to ask.
   const stopProbing = directUrl ? () => undefined : preferNamedWhenDirect(url, mode);
-  // Each replica takes reads the primary would otherwise serve: as many connections as it.
   const replicas =
     replicaOptions && replicaOptions.urls.length > 0
-      ? openReplicas(replicaOptions, reads, (replicaUrl) =>
-          postgres(replicaUrl, { ...options, max: poolMax, idle_timeout: 60 }),
-        )
+      ? openReplicas(replicaOptions, reads, connect)
       : undefined;
   return {
     kind: 'postgres',

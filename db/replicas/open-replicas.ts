@@ -1,6 +1,6 @@
 import type { Sql } from 'postgres';
 import { preferNamedWhenDirect } from '../direct-connection.js';
-import { postgresRunners } from '../runner.js';
+import { postgresRunners, type PostgresClients } from '../runner.js';
 import { ReadReplicas, type ReplicaTiming } from './read-replicas.js';
 import { Replica } from './replica.js';
 
@@ -27,21 +27,25 @@ const nameOf = (url: string) => {
 };
 
 /**
- * The replicas of DATABASE_REPLICA_URLS, each with a pool of its own (`connect`), its
- * statements named only where it proves to be reached directly (not through a pooler), as on
- * the primary; `primary` takes the background checks of the primary's position.
+ * The replicas of DATABASE_REPLICA_URLS, each with connections of its own split as the
+ * primary's are (`connect`), its statements named only where it proves to be reached directly
+ * (not through a pooler), as on the primary; `primary` takes the background checks of the
+ * primary's position.
  */
 export function openReplicas(
   options: ReplicaOptions,
   primary: Sql,
-  connect: (url: string) => Sql,
+  connect: (url: string) => PostgresClients,
 ): OpenReplicas {
   const stops: (() => void)[] = [];
+  const clients: PostgresClients[] = [];
   const replicas = options.urls.map((url) => {
-    const client = connect(url);
+    const connected = connect(url);
+    clients.push(connected);
     const mode = { prepared: false };
     stops.push(preferNamedWhenDirect(url, mode));
-    return new Replica(nameOf(url), client, postgresRunners({ pool: client, reads: client }, mode));
+    // Readings are quick reads: they share the quick reads' connections.
+    return new Replica(nameOf(url), connected.reads, postgresRunners(connected, mode));
   });
   const set = new ReadReplicas(primary, replicas, {
     maxLagMs: options.maxLagMs,
@@ -54,7 +58,12 @@ export function openReplicas(
     close: async () => {
       set.stop();
       for (const stop of stops) stop();
-      await Promise.all(replicas.map((replica) => replica.client.end({ timeout: 5 })));
+      await Promise.all(
+        clients.flatMap(({ pool, reads }) => [
+          pool.end({ timeout: 5 }),
+          reads !== pool && reads.end({ timeout: 5 }),
+        ]),
+      );
     },
   };
 }

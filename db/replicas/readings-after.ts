@@ -1,18 +1,46 @@
+interface Batch<T> {
+  promise: Promise<T>;
+  resolve: (value: T) => void;
+  reject: (reason: unknown) => void;
+}
+
+function batch<T>(): Batch<T> {
+  let resolve!: (value: T) => void;
+  let reject!: (reason: unknown) => void;
+  const promise = new Promise<T>((onValue, onError) => {
+    resolve = onValue;
+    reject = onError;
+  });
+  return { promise, resolve, reject };
+}
+
 /**
- * A reading taken after the call, shared by every call made in the same turn of the event
- * loop: it is sent from the turn's check phase, once the I/O callbacks that ended those calls'
- * reads have run. Under load many reads end in one turn, so the position each needs costs a
- * fraction of a statement.
+ * A reading taken after the call, shared by every call that waits for the same one: at most
+ * one reading is in flight, and the calls made meanwhile share the next, sent when it ends (or
+ * from the turn's check phase when none was in flight). So each reading is sent after the
+ * calls it answers were made, and under load one reading answers the reads of a whole round
+ * trip: the position each read needs costs a fraction of a statement.
  */
 export function readingsAfter<T>(read: () => Promise<T>): () => Promise<T> {
-  let next: Promise<T> | undefined;
+  let waiting: Batch<T> | undefined;
+  let busy = false;
+  const sendNext = () => {
+    const current = waiting;
+    waiting = undefined;
+    if (!current) {
+      busy = false;
+      return;
+    }
+    read().then(current.resolve, current.reject).finally(sendNext);
+  };
   return () => {
-    next ??= new Promise<T>((resolve, reject) => {
-      setImmediate(() => {
-        next = undefined;
-        read().then(resolve, reject);
-      });
-    });
-    return next;
+    if (!waiting) {
+      waiting = batch();
+      if (!busy) {
+        busy = true;
+        setImmediate(sendNext);
+      }
+    }
+    return waiting.promise;
   };
 }
