@@ -59,10 +59,9 @@ export function openReplicas(
       set.stop();
       for (const stop of stops) stop();
       await Promise.all(
-        clients.flatMap(({ pool, reads }) => [
-          pool.end({ timeout: 5 }),
-          reads !== pool && reads.end({ timeout: 5 }),
-        ]),
+        clients
+          .flatMap(({ pool, reads }) => (reads === pool ? [pool] : [pool, reads]))
+          .map((client) => client.end({ timeout: 5 })),
       );
     },
   };
