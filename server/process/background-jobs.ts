@@ -63,6 +63,11 @@ export function startBackgroundJobs(options: BackgroundJobOptions): {
   const warn = (message: string) => (error: unknown) => {
     logger.warn({ err: summarizeError(error, { stack: false }) }, message);
   };
+  const maintenance = startEmbeddedMaintenance(
+    database,
+    logger,
+    options.maintenanceIntervalSeconds ?? DEFAULT_MAINTENANCE_INTERVAL_SECONDS,
+  );
   const jobs = [
     startIdempotencyPurge(
       database.db,
@@ -79,11 +84,7 @@ export function startBackgroundJobs(options: BackgroundJobOptions): {
       warn('could not prune expired events'),
       vacuumAfterPurgeBatch(database, events),
     ),
-    startEmbeddedMaintenance(
-      database,
-      logger,
-      options.maintenanceIntervalSeconds ?? DEFAULT_MAINTENANCE_INTERVAL_SECONDS,
-    ),
+    maintenance,
   ];
   const webhooks = startDeliveryWorker({
     db: database.db,
@@ -94,7 +95,10 @@ export function startBackgroundJobs(options: BackgroundJobOptions): {
     prepared: options.prepared ?? (() => true),
   });
   return {
-    changed: webhooks.changed,
+    changed: () => {
+      maintenance.changed();
+      webhooks.changed();
+    },
     stop: async () => {
       for (const job of jobs) job.stop();
       await webhooks.stop();
