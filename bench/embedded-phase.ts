@@ -34,6 +34,7 @@ async function startEmbedded(
       PGLITE_DIR: dataDir,
       API_KEYS: BENCH_KEY,
       LOG_LEVEL: 'warn',
+      METRICS_PORT: String(port + 1000),
       RATE_LIMIT: 'off',
       ...settingsEnv(settings),
     },
@@ -75,6 +76,36 @@ export interface EmbeddedResult {
   /** The folder as the load left it, after the service's purge, and after a refill. */
   folderMiB: { loaded: number; purged: number; refilled: number };
   walMiB: number;
+  /** Resident memory after the timed operations, by part. */
+  memory: MemoryParts;
+}
+
+/** Where a process's resident memory goes, in MiB. */
+export interface MemoryParts {
+  rss: number;
+  /** V8's heap, as allocated (its used part in `heapUsed`). */
+  heapTotal: number;
+  heapUsed: number;
+  /** Memory V8 tracks outside its heap: buffers, and PGlite's WebAssembly memory. */
+  external: number;
+  /** The rest: code, the runtime's own allocations. */
+  other: number;
+}
+
+/** The service's own figures (its metrics listener), beside its resident set. */
+async function memoryParts(metricsPort: number, rss: number): Promise<MemoryParts> {
+  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+  const mib = (name: string) =>
+    Math.round(Number(new RegExp(`^${name} (\\S+)`, 'm').exec(text)?.[1] ?? NaN) / 2 ** 20);
+  const heapTotal = mib('nodejs_heap_size_total_bytes');
+  const external = mib('nodejs_external_memory_bytes');
+  return {
+    rss,
+    heapTotal,
+    heapUsed: mib('nodejs_heap_size_used_bytes'),
+    external,
+    other: rss - heapTotal - external,
+  };
 }
 
 /**
@@ -105,6 +136,7 @@ export async function runEmbeddedSize(
     const loadAverage = loadavg()[0] ?? NaN;
     const results = await timeOperations(pets, origin);
     const steadyRssMiB = memoryMiB(pid, 'VmRSS');
+    const memory = await memoryParts(port + 1000, steadyRssMiB);
     // The purges and the first maintenance round run a minute after start.
     let worst = 0;
     const probeUntil = cold.startSeconds * 1000 + 80_000;
@@ -136,6 +168,7 @@ export async function runEmbeddedSize(
       worstDuringPurgeMs: worst,
       folderMiB: { loaded: loadedMiB, purged: purgedMiB, refilled: folderMiB(dataDir) },
       walMiB: folderMiB(join(dataDir, 'pg_wal')),
+      memory,
     };
   } finally {
     for (const child of children) await stop(child);

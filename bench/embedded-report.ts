@@ -51,6 +51,7 @@ export async function runEmbeddedPhase(
     `| load, service stopped (s) | ${results.map((r) => r.loadSeconds.toFixed(1)).join(' | ')} |`,
     `| cold start / warm start (s) | ${results.map((r) => `${r.coldStartSeconds.toFixed(1)} / ${r.warmStartSeconds.toFixed(1)}`).join(' | ')} |`,
     `| RSS: start peak / steady / peak (MiB) | ${results.map((r) => `${r.coldStartPeakMiB} / ${r.steadyRssMiB} / ${r.peakRssMiB}`).join(' | ')} |`,
+    `| steady RSS: V8 heap (used) / external (buffers, WebAssembly) / other (MiB) | ${results.map(({ memory: m }) => `${m.heapTotal} (${m.heapUsed}) / ${m.external} / ${m.other}`).join(' | ')} |`,
     `| folder as loaded / after the purge / after a refill of as many events (MiB) | ${results.map(({ folderMiB: f }) => `${f.loaded.toFixed(0)} / ${f.purged.toFixed(0)} / ${f.refilled.toFixed(0)}`).join(' | ')} |`,
     `| of which WAL, after the refill (MiB) | ${results.map((r) => r.walMiB.toFixed(0)).join(' | ')} |`,
     `| PostgreSQL database of the same data as loaded (MiB); folder as loaded over it | ${results.map((r, i) => `${(postgresMiB[i] ?? NaN).toFixed(0)}; ${(r.folderMiB.loaded / (postgresMiB[i] ?? NaN)).toFixed(2)}×`).join(' | ')} |`,

@@ -146,6 +146,31 @@ export async function claimDueDeliveries(
   }));
 }
 
+const renewStatement = statementOf(sql`
+  update webhook_deliveries d
+  set lease_until = now() + make_interval(secs => ${sql.placeholder('leaseSeconds')}::float8)
+  from unnest(${sql.placeholder('ids')}::bigint[], ${sql.placeholder('attempts')}::int[])
+    as held(id, attempts)
+  where d.id = held.id and d.attempts = held.attempts and d.status = 'pending'`);
+
+/**
+ * Extends the leases of the attempts a worker still runs, by `leaseSeconds` from now: leases
+ * stay short (a dead worker's deliveries are taken over soon) however long an attempt may run.
+ * An attempt taken over meanwhile (its count moved on) is left alone.
+ */
+export async function renewLeases(
+  db: Database,
+  held: readonly Pick<ClaimedDelivery, 'id' | 'attempts'>[],
+  leaseSeconds: number,
+): Promise<void> {
+  if (held.length === 0) return;
+  await runnerOf(db).rows(renewStatement, {
+    ids: `{${held.map((delivery) => delivery.id).join(',')}}`,
+    attempts: `{${held.map((delivery) => delivery.attempts).join(',')}}`,
+    leaseSeconds,
+  });
+}
+
 export interface AttemptOutcome {
   status: DeliveryStatus;
   /** For a pending one: when to try again. */

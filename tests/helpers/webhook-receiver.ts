@@ -8,8 +8,11 @@ export interface Received {
   at: number;
 }
 
-/** How the receiver answers its nth request (0-based): a status, or never ('hang'). */
-export type Behaviour = (n: number, req: IncomingMessage) => number | 'hang';
+/**
+ * How the receiver answers its nth request (0-based): a status, a status once the promise
+ * settles (a slow endpoint), or never ('hang').
+ */
+export type Behaviour = (n: number, req: IncomingMessage) => number | 'hang' | Promise<number>;
 
 export interface Receiver {
   url: string;
@@ -42,8 +45,19 @@ export async function startReceiver(behaviour: Behaviour = () => 200): Promise<R
         hanging.add(res);
         return;
       }
-      if (answer >= 300 && answer < 400) res.setHeader('location', 'http://127.0.0.1:9/');
-      res.writeHead(answer).end();
+      const respond = (status: number) => {
+        if (status >= 300 && status < 400) res.setHeader('location', 'http://127.0.0.1:9/');
+        res.writeHead(status).end();
+      };
+      if (typeof answer === 'number') {
+        respond(answer);
+        return;
+      }
+      hanging.add(res);
+      void answer.then((status) => {
+        hanging.delete(res);
+        if (!res.destroyed) respond(status);
+      });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

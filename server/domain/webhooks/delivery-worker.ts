@@ -5,6 +5,7 @@ import {
   fanOutNeeded,
   queueDepths,
   recordAttempt,
+  renewLeases,
   type ClaimedDelivery,
 } from '../../../db/queries/webhook-deliveries.js';
 import { disableWebhookEndpoint } from '../../../db/queries/webhook-endpoints.js';
@@ -21,6 +22,13 @@ const DEPTH_INTERVAL_MS = 5_000;
 const STOP_GRACE_MS = 2_000;
 /** The longest an idle worker waits between looks for work: other instances' commits wait this. */
 const IDLE_POLL_MS = 1_000;
+/**
+ * A lease lasts this long unless its holder renews it, which it does every LEASE_RENEW_MS
+ * while the attempt runs: a worker that dies mid-attempt has its deliveries taken over within
+ * about 8 s, whatever WEBHOOK_TIMEOUT is.
+ */
+const LEASE_SECONDS = 8;
+const LEASE_RENEW_MS = 2_000;
 
 export interface DeliveryWorkerOptions {
   db: Database;
@@ -54,9 +62,9 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): {
 } {
   const { db, logger, metrics } = options;
   const agent = createDeliveryAgent(options.allowPrivate);
-  // Long enough for the attempt and for recording it, so a live worker keeps its lease.
-  const leaseSeconds = (options.timeoutMs * 2) / 1000 + 5;
   let inFlight = 0;
+  const held = new Map<number, ClaimedDelivery>();
+  let renewal: NodeJS.Timeout | undefined;
   let stopped = false;
   let failing = false;
   let timer: NodeJS.Timeout | undefined;
@@ -95,12 +103,31 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): {
     }
   }
 
+  /** Renews the leases of the attempts in flight, while there are any: idle, nothing runs. */
+  function holdLeases() {
+    if (renewal !== undefined) return;
+    renewal = setInterval(() => {
+      if (held.size === 0) {
+        clearInterval(renewal);
+        renewal = undefined;
+        return;
+      }
+      renewLeases(db, [...held.values()], LEASE_SECONDS).catch(
+        warnOnce('could not renew webhook delivery leases'),
+      );
+    }, LEASE_RENEW_MS);
+    renewal.unref();
+  }
+
   function launch(delivery: ClaimedDelivery) {
     inFlight++;
+    held.set(delivery.id, delivery);
+    holdLeases();
     const task = deliver(delivery)
       .catch(warnOnce('could not record a webhook delivery'))
       .finally(() => {
         inFlight--;
+        held.delete(delivery.id);
         running.delete(task);
         // A free slot may let a due delivery go now rather than at the next poll.
         wake(0);
@@ -114,7 +141,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): {
     const fannedOut = (await fanOutNeeded(db)) ? await fanOutEvents(db, FAN_OUT_BATCH) : 0;
     const free = options.maxInFlight - inFlight;
     if (free <= 0) return { worked: fannedOut > 0, more: false };
-    const claimed = await claimDueDeliveries(db, free, leaseSeconds);
+    const claimed = await claimDueDeliveries(db, free, LEASE_SECONDS);
     for (const delivery of claimed) launch(delivery);
     failing = false;
     return { worked: fannedOut > 0 || claimed.length > 0, more: claimed.length === free };
@@ -181,6 +208,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): {
     stopped = true;
     clearTimeout(timer);
     clearInterval(depth);
+    clearInterval(renewal);
     const grace = new Promise((resolve) => setTimeout(resolve, STOP_GRACE_MS).unref());
     await Promise.race([Promise.allSettled([...running]), grace]);
     await agent.destroy();
