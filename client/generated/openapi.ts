@@ -202,7 +202,7 @@ export interface paths {
         put?: never;
         /**
          * Register a webhook endpoint
-         * @description Every change from now on of the `types` given (every type when absent) is sent to `url`, signed by Standard Webhooks 1.0 with the `secret` returned here and only here. Beta: it may still change before it is declared stable.
+         * @description Every change from now on of the `types` given (every type when absent) is sent to `url`, signed by Standard Webhooks 1.0 with the `secret` returned here and only here. `Idempotency-Key` works as on createPet: a retry returns the same endpoint and its current secret, and registers nothing. Beta: it may still change before it is declared stable.
          *
          *     Stability: beta. It may still change before it is declared stable.
          */
@@ -2557,7 +2557,9 @@ export interface operations {
     createWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2572,6 +2574,7 @@ export interface operations {
                 headers: {
                     /** @description Address of the endpoint: `{base}/webhooks/{id}`. */
                     Location: string;
+                    "Idempotent-Replayed"?: "true";
                     "Petstore-Position": components["headers"]["Position"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -2617,8 +2620,32 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The Idempotency-Key names an endpoint that was deleted since. */
+            404: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The request did not arrive whole in time (headers within 10 s, all of it within 30 s); the connection is closed. */
             408: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request with the same Idempotency-Key is still in progress; retry after it completes. */
+            409: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -2643,6 +2670,18 @@ export interface operations {
             };
             /** @description The body is not JSON of an accepted media type, or has a content coding. */
             415: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was already used with a different body. */
+            422: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];

@@ -1,5 +1,6 @@
 import { and, desc, eq, lt, sql } from 'drizzle-orm';
 import type { Database } from '../database.js';
+import { runnerFor, statementOf, type Queryable } from '../runner.js';
 import { webhookEndpoints } from '../schema-webhooks.js';
 import type { EventType } from './events.js';
 
@@ -13,23 +14,42 @@ export interface NewWebhookEndpoint {
   secret: string;
 }
 
+/** What an answer about an endpoint shows of it (never its secrets). */
+export type WebhookEndpointFields = Pick<
+  WebhookEndpointRow,
+  'id' | 'url' | 'types' | 'description' | 'enabled' | 'createdAt'
+>;
+
+const insertStatement = statementOf(sql`
+  insert into webhook_endpoints (id, url, types, description, secret, fanned_out_through)
+  values (${sql.placeholder('id')}, ${sql.placeholder('url')},
+    ${sql.placeholder('types')}::text::event_type[], ${sql.placeholder('description')},
+    ${sql.placeholder('secret')}, (select coalesce(max(id), 0) from events))
+  returning id, url, types::text[], description, enabled, created_at`);
+
 /**
  * Stores an endpoint that starts after the last event there is: it receives the changes made
- * from its creation on (replayWebhook sends older ones).
+ * from its creation on (replayWebhook sends older ones). On `on`, so an idempotent create
+ * stores it in the transaction that records its answer.
  */
 export async function insertWebhookEndpoint(
-  db: Database,
+  on: Queryable,
   endpoint: NewWebhookEndpoint,
-): Promise<WebhookEndpointRow> {
-  const [row] = await db
-    .insert(webhookEndpoints)
-    .values({
-      ...endpoint,
-      fannedOutThrough: sql`(select coalesce(max(id), 0) from events)`,
-    })
-    .returning();
+): Promise<WebhookEndpointFields> {
+  const [row] = await runnerFor(on).rows(insertStatement, {
+    ...endpoint,
+    types: endpoint.types === null ? null : `{${endpoint.types.join(',')}}`,
+  });
   if (!row) throw new Error('insert returned no row');
-  return row;
+  const [id, url, types, description, enabled, createdAt] = row;
+  return {
+    id: id as string,
+    url: url as string,
+    types: types as EventType[] | null,
+    description: description as string | null,
+    enabled: enabled as boolean,
+    createdAt: new Date(createdAt as string | Date),
+  };
 }
 
 export async function findWebhookEndpoint(

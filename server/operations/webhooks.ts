@@ -23,6 +23,11 @@ import {
   toWebhook,
   webhookNotFound,
 } from '../domain/webhooks/endpoints.js';
+import {
+  IdempotencyKeyHeaderSchema,
+  parseIdempotencyKey,
+} from '../domain/idempotency/key-header.js';
+import { performIdempotently } from '../domain/idempotency/replay.js';
 import { defineMutation, defineQuery } from './define.js';
 import { definePagedList } from './paged-list.js';
 
@@ -40,27 +45,55 @@ export const createWebhook = defineMutation({
     path: '/webhooks',
     operationId: 'createWebhook',
     summary: 'Register a webhook endpoint',
-    description: `Every change from now on of the \`types\` given (every type when absent) is sent to \`url\`, signed by Standard Webhooks 1.0 with the \`secret\` returned here and only here. ${BETA}`,
+    description: `Every change from now on of the \`types\` given (every type when absent) is sent to \`url\`, signed by Standard Webhooks 1.0 with the \`secret\` returned here and only here. \`Idempotency-Key\` works as on createPet: a retry returns the same endpoint and its current secret, and registers nothing. ${BETA}`,
     tags: ['webhooks'],
     stability: 'beta',
     successStatus: 201,
     successDescription: 'The endpoint, with its signing secret.',
+    requestHeaders: z.object({ 'Idempotency-Key': IdempotencyKeyHeaderSchema.optional() }),
     responseHeaders: z.object({
       Location: z.url().meta({ description: 'Address of the endpoint: `{base}/webhooks/{id}`.' }),
+      'Idempotent-Replayed': z.literal('true').optional(),
     }),
-    errorResponses: { 400: URL_REFUSED, 403: 'The API key is read-only.' },
+    errorResponses: {
+      400: URL_REFUSED,
+      403: 'The API key is read-only.',
+      404: 'The Idempotency-Key names an endpoint that was deleted since.',
+      409: 'A request with the same Idempotency-Key is still in progress; retry after it completes.',
+      422: 'The Idempotency-Key was already used with a different body.',
+    },
   },
   handler: async (ctx, { url, types, description }) => {
-    const secret = newSecret();
-    const row = await insertWebhookEndpoint(ctx.database, {
+    const endpoint = {
       id: newWebhookId(),
       url: await checkEndpointUrl(url, ctx.webhooks.allowPrivate),
       types: types ?? null,
       description: description ?? null,
-      secret,
-    });
-    ctx.responseHeaders.location = `${ctx.baseUrl}/webhooks/${row.id}`;
-    return { ...toWebhook(row), secret };
+      secret: newSecret(),
+    };
+    const key = parseIdempotencyKey(ctx.idempotencyKey);
+    // The recorded answer holds no secret: a replay reads the endpoint's own, current one.
+    const { body, replayed } = key
+      ? await performIdempotently(
+          ctx.db,
+          { apiKeyId: ctx.principal.keyId, key },
+          {
+            operation: 'createWebhook',
+            canonicalInput: [url, endpoint.types, endpoint.description],
+          },
+          async (tx) => ({
+            body: toWebhook(await insertWebhookEndpoint(tx, endpoint)),
+            headers: {},
+          }),
+        )
+      : { body: toWebhook(await insertWebhookEndpoint(ctx.database, endpoint)), replayed: false };
+    const secret = replayed
+      ? (await findWebhookEndpoint(ctx.database, body.id))?.secret
+      : endpoint.secret;
+    if (secret === undefined) throw webhookNotFound(body.id);
+    ctx.responseHeaders.location = `${ctx.baseUrl}/webhooks/${body.id}`;
+    if (replayed) ctx.responseHeaders['idempotent-replayed'] = 'true';
+    return { ...body, secret };
   },
 });
 

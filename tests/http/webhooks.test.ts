@@ -33,6 +33,28 @@ describe('/v1/webhooks', () => {
     expect((await server.api('GET', path)).status).toBe(404);
   });
 
+  it('registers one endpoint for a retried create with an Idempotency-Key', async () => {
+    const body = { url: 'http://127.0.0.1:9/retried', types: ['pet.created'] };
+    const headers = { 'idempotency-key': 'webhook-create-1' };
+    const first = await server.api<Hook>('POST', '/v1/webhooks', { body, headers });
+    const retry = await server.api<Hook>('POST', '/v1/webhooks', { body, headers });
+    expect([first.status, retry.status]).toEqual([201, 201]);
+    expect(retry.body).toEqual(first.body);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.headers.get('location')).toBe(first.headers.get('location'));
+    const listed = await server.api<{ url: string }[]>('GET', '/v1/webhooks?limit=100');
+    expect(listed.body.filter((hook) => hook.url === body.url)).toHaveLength(1);
+    // The secret is the endpoint's own, read again: after a rotation, the new one.
+    const rotated = await server.api<Hook>('POST', `/v1/webhooks/${first.body.id}/secret`);
+    const later = await server.api<Hook>('POST', '/v1/webhooks', { body, headers });
+    expect(later.body.secret).toBe(rotated.body.secret);
+    const other = await server.api<{ code: string }>('POST', '/v1/webhooks', {
+      body: { ...body, types: ['pet.deleted'] },
+      headers,
+    });
+    expect(other.status).toBe(422);
+  });
+
   it('pages the list with a next link', async () => {
     await create();
     await create();

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { WebhookEndpointRow } from '../../../db/queries/webhook-endpoints.js';
+import type { WebhookEndpointFields } from '../../../db/queries/webhook-endpoints.js';
 import { NotFoundError } from '../errors.js';
 
 /** After a rotation, the previous secret signs too for this long. */
@@ -14,7 +14,7 @@ export const webhookNotFound = (id: string): NotFoundError =>
   new NotFoundError(`No webhook endpoint with id ${id}`);
 
 /** An endpoint as the API shows it: never its secrets. */
-export function toWebhook(row: WebhookEndpointRow) {
+export function toWebhook(row: WebhookEndpointFields) {
   return {
     id: row.id,
     url: row.url,
