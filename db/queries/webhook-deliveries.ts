@@ -40,17 +40,32 @@ const fanOutStatement = statementOf(sql`
   )
   select (select count(*) from inserted)::int, (select count(*) from moved)::int`);
 
-const fanOutNeededStatement = statementOf(sql`
-  select exists (select 1 from webhook_endpoints
-    where fanned_out_through < (select coalesce(max(id), 0) from events))`);
+// One statement, each part an index probe: an idle worker's only statement.
+const workStatement = statementOf(sql`
+  select
+    exists (select 1 from webhook_endpoints),
+    exists (select 1 from webhook_endpoints
+      where fanned_out_through < (select coalesce(max(id), 0) from events)),
+    exists (select 1 from webhook_deliveries
+      where status = 'pending' and next_attempt_at <= now()
+        and (lease_until is null or lease_until <= now()))`);
+
+export interface WorkWaiting {
+  /** Some endpoint exists, enabled or not. */
+  endpoints: boolean;
+  /** Some endpoint's cursor is behind the log: a fan-out has work. */
+  fanOut: boolean;
+  /** Some delivery is due and not leased: a claim has work. */
+  due: boolean;
+}
 
 /**
- * Whether some endpoint's cursor is behind the log: asked before the fan-out, so that an idle
- * service never takes the log's barrier, which writers would wait on.
+ * What work waits, in one statement: asked before the fan-out and the claim, so that an idle
+ * service runs this alone, and never takes the log's barrier, which writers would wait on.
  */
-export async function fanOutNeeded(db: Database): Promise<boolean> {
-  const [row] = await runnerOf(db).rows(fanOutNeededStatement);
-  return row?.[0] === true;
+export async function workWaiting(db: Database): Promise<WorkWaiting> {
+  const [row] = await runnerOf(db).rows(workStatement);
+  return { endpoints: row?.[0] === true, fanOut: row?.[1] === true, due: row?.[2] === true };
 }
 
 /**

@@ -91,6 +91,8 @@ export const createWebhook = defineMutation({
       ? (await findWebhookEndpoint(ctx.database, body.id))?.secret
       : endpoint.secret;
     if (secret === undefined) throw webhookNotFound(body.id);
+    // Wakes this process's delivery worker, which sleeps while there is no endpoint.
+    if (!replayed) ctx.notifyChange();
     ctx.responseHeaders.location = `${ctx.baseUrl}/webhooks/${body.id}`;
     if (replayed) ctx.responseHeaders['idempotent-replayed'] = 'true';
     return { ...body, secret };

@@ -88,14 +88,22 @@ export class ServiceMetrics {
     registers: [this.registry],
   });
 
-  readonly webhookQueueDepth = new Gauge({
-    name: 'petstore_webhook_queue_depth',
-    help: 'Pending webhook deliveries per endpoint, as last counted',
-    labelNames: ['endpoint'] as const,
-    registers: [this.registry],
-  });
+  /** Set by the webhook worker: pending deliveries per endpoint, counted when read. */
+  webhookQueues: (() => Promise<ReadonlyMap<string, number>>) | undefined;
 
   constructor(poolSize: number) {
+    const queues = () => this.webhookQueues?.();
+    new Gauge({
+      name: 'petstore_webhook_queue_depth',
+      help: 'Pending webhook deliveries per endpoint, counted when the metrics are read',
+      labelNames: ['endpoint'] as const,
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        const depths = (await queues()) ?? new Map<string, number>();
+        for (const [endpoint, count] of depths) this.set({ endpoint }, count);
+      },
+    });
     const work = this.databaseWork;
     new Gauge({
       name: 'petstore_database_requests_in_flight',

@@ -2,10 +2,10 @@ import type { Database } from '../../../db/database.js';
 import {
   claimDueDeliveries,
   fanOutEvents,
-  fanOutNeeded,
   queueDepths,
   recordAttempt,
   renewLeases,
+  workWaiting,
   type ClaimedDelivery,
 } from '../../../db/queries/webhook-deliveries.js';
 import { disableWebhookEndpoint } from '../../../db/queries/webhook-endpoints.js';
@@ -18,7 +18,6 @@ import { attemptDelivery, createDeliveryAgent } from './sender.js';
 /** An endpoint whose every delivery has failed this long is disabled. */
 const FAILING_LIMIT_MS = 5 * 86_400_000;
 const FAN_OUT_BATCH = 500;
-const DEPTH_INTERVAL_MS = 5_000;
 const STOP_GRACE_MS = 2_000;
 /** The longest an idle worker waits between looks for work: other instances' commits wait this. */
 const IDLE_POLL_MS = 1_000;
@@ -135,16 +134,26 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): {
     running.add(task);
   }
 
-  /** One look for work: whether it found any, and whether more is waiting. */
-  async function round(): Promise<{ worked: boolean; more: boolean }> {
-    if (!options.prepared()) return { worked: false, more: false };
-    const fannedOut = (await fanOutNeeded(db)) ? await fanOutEvents(db, FAN_OUT_BATCH) : 0;
+  /**
+   * One look for work: whether it found any, whether more is waiting, and whether there is any
+   * endpoint at all. Idle, it is one statement; without endpoints, the last until a wake.
+   */
+  async function round(): Promise<{ worked: boolean; more: boolean; endpoints: boolean }> {
+    if (!options.prepared()) return { worked: false, more: false, endpoints: true };
+    const waiting = await workWaiting(db);
+    const fannedOut = waiting.fanOut ? await fanOutEvents(db, FAN_OUT_BATCH) : 0;
     const free = options.maxInFlight - inFlight;
-    if (free <= 0) return { worked: fannedOut > 0, more: false };
+    if (free <= 0 || (!waiting.due && fannedOut === 0)) {
+      return { worked: fannedOut > 0, more: false, endpoints: waiting.endpoints };
+    }
     const claimed = await claimDueDeliveries(db, free, LEASE_SECONDS);
     for (const delivery of claimed) launch(delivery);
     failing = false;
-    return { worked: fannedOut > 0 || claimed.length > 0, more: claimed.length === free };
+    return {
+      worked: fannedOut > 0 || claimed.length > 0,
+      more: claimed.length === free,
+      endpoints: true,
+    };
   }
 
   // One look at a time; a wake asked for during one looks again right after it.
@@ -173,41 +182,40 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): {
     dueAt = Infinity;
     looking = true;
     round().then(
-      ({ worked, more }) => {
+      ({ worked, more, endpoints }) => {
         idleMs = worked
           ? options.pollMs
           : Math.min(idleMs * 2, Math.max(IDLE_POLL_MS, options.pollMs));
-        next(more);
+        next(more, endpoints);
       },
       (error: unknown) => {
         warnOnce('could not fan out or claim webhook deliveries')(error);
-        next(false);
+        next(false, true);
       },
     );
   }
 
-  function next(more: boolean) {
+  /**
+   * Without any endpoint nothing is timed: the next look is the next wake (a commit or an
+   * endpoint created in this process). An instance that holds endpoints polls for all.
+   */
+  function next(more: boolean, endpoints: boolean) {
     looking = false;
     const now = lookAgain || more;
     lookAgain = false;
-    wake(now ? 0 : idleMs);
+    if (now) wake(0);
+    else if (endpoints) wake(idleMs);
   }
 
-  const depth = setInterval(() => {
-    if (!options.prepared()) return;
-    queueDepths(db).then((depths) => {
-      metrics.webhookQueueDepth.reset();
-      for (const [endpoint, count] of depths) metrics.webhookQueueDepth.set({ endpoint }, count);
-    }, warnOnce('could not count webhook deliveries'));
-  }, DEPTH_INTERVAL_MS);
-  depth.unref();
+  // Counted when the metrics are read, so nothing is counted for no one.
+  metrics.webhookQueues = () => (options.prepared() ? queueDepths(db) : Promise.resolve(new Map()));
 
   // Attempts still running after a short grace are cut off: unrecorded, their leases run out
   // and they are sent again (same webhook-id), rather than holding a shutdown for 15 s.
   async function finish() {
     stopped = true;
     clearTimeout(timer);
-    clearInterval(depth);
+    metrics.webhookQueues = undefined;
     clearInterval(renewal);
     const grace = new Promise((resolve) => setTimeout(resolve, STOP_GRACE_MS).unref());
     await Promise.race([Promise.allSettled([...running]), grace]);
