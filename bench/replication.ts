@@ -39,13 +39,15 @@ export function startReplication(ports: { primary: number; standby: number }): R
   if (owner) chownSync(root, ...owner);
   const primary = join(root, 'primary');
   const standby = join(root, 'standby');
-  const serve = (data: string, port: number) => { tool('pg_ctl', [
+  const serve = (data: string, port: number) => {
+    tool('pg_ctl', [
       ...['-D', data, '-w', '-l', `${data}.log`, 'start'],
       ...[
         '-o',
         `-p ${String(port)} -k ${root} -c listen_addresses=127.0.0.1 -c max_connections=200`,
       ],
-    ]); };
+    ]);
+  };
   const stopServer = (data: string) => {
     try {
       tool('pg_ctl', ['-D', data, '-m', 'fast', 'stop']);

@@ -27,7 +27,13 @@ describe('webhook leases, two instances on one database', () => {
     second = await startTestServer(options);
     // The first attempt takes longer than a lease; the endpoint is healthy otherwise.
     receiver = await startReceiver((n) =>
-      n === 0 ? new Promise((resolve) => setTimeout(() => { resolve(200); }, SLOW_ANSWER_MS)) : 200,
+      n === 0
+        ? new Promise((resolve) =>
+            setTimeout(() => {
+              resolve(200);
+            }, SLOW_ANSWER_MS),
+          )
+        : 200,
     );
   });
   afterAll(async () => {
