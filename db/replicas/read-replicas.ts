@@ -2,6 +2,7 @@ import type { Sql } from 'postgres';
 import type { DatabaseBudget } from '../deadline.js';
 import type { Transactor } from '../runner.js';
 import { readingsAfter } from './readings-after.js';
+import { withinTime } from './within-time.js';
 import type { Replica, ReplicaState } from './replica.js';
 import { readPrimaryPosition } from './wal-position.js';
 
@@ -45,18 +46,6 @@ interface Sample {
 interface Waiter {
   atLeast: bigint;
   resolve: (replica: Replica | undefined) => void;
-}
-
-function withinTime<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      reject(new Error(`No answer within ${ms} ms`));
-    }, ms);
-  });
-  return Promise.race([work, timeout]).finally(() => {
-    clearTimeout(timer);
-  });
 }
 
 /**
