@@ -1,0 +1,183 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { availableParallelism } from 'node:os';
+import { parseArgs } from 'node:util';
+import { measure, type LoadSettings } from './measure.js';
+import { rssMiB, stop, waitUntilAnswering } from './processes.js';
+import { QUIET_LOAD, waitForQuiet } from './quiet.js';
+import { recordRun } from './results.js';
+import { DEFAULT_BENCH_PETS, seedBenchDatabase } from './seed.js';
+import { buildService, startService } from './service.js';
+
+const argv = process.argv.slice(2);
+const { values: args } = parseArgs({
+  args: argv,
+  options: {
+    database: { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
+    record: { type: 'boolean', default: false },
+    noisy: { type: 'boolean', default: false },
+  },
+});
+const KEY = 'bench-key';
+const PORT = 4171;
+const METRICS = 5171;
+const base = `http://127.0.0.1:${String(PORT)}/v1`;
+const headers = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
+const [serverCore, loadCore] = availableParallelism() > 1 ? [0, 1] : [0, 0];
+const NEW_PET = JSON.stringify({ name: 'Hooked', categoryId: 2 });
+
+const startedAt = new Date();
+const loadAtStart = await waitForQuiet();
+buildService();
+
+/** The endpoints' receiver: answers 200 at once and counts what arrives. */
+let received = 0;
+const receiver = createServer((req, res) => {
+  req.resume();
+  req.on('end', () => {
+    received++;
+    res.writeHead(200).end();
+  });
+});
+await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+const hook = `http://127.0.0.1:${String((receiver.address() as AddressInfo).port)}/hook`;
+
+/** The service's lag histogram: commit to successful delivery, as quantiles (bucket bounds). */
+async function lagQuantiles(): Promise<{ p50: string; p99: string; count: number }> {
+  const text = await (await fetch(`http://127.0.0.1:${String(METRICS)}/metrics`)).text();
+  const buckets = [
+    ...text.matchAll(/^petstore_webhook_delivery_lag_seconds_bucket\{le="([^"]+)"\} (\d+)/gm),
+  ].map(([, le = '', count = '0']) => [le, Number(count)] as const);
+  const count = buckets.at(-1)?.[1] ?? 0;
+  const at = (q: number) => buckets.find(([, n]) => n >= q * count)?.[0] ?? '?';
+  return { p50: `≤ ${at(0.5)} s`, p99: `≤ ${at(0.99)} s`, count };
+}
+
+async function register(count: number): Promise<void> {
+  for (let i = 0; i < count; i++) {
+    const response = await fetch(`${base}/webhooks`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ url: hook, types: ['pet.created'] }),
+    });
+    if (response.status !== 201) throw new Error(`register: ${String(response.status)}`);
+  }
+}
+
+async function waitForDeliveries(target: number, timeoutMs: number): Promise<number> {
+  const started = performance.now();
+  while (received < target && performance.now() - started < timeoutMs) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return (performance.now() - started) / 1000;
+}
+
+const lines: string[] = [];
+const load: LoadSettings = {
+  connections: 50,
+  duration: 10,
+  key: KEY,
+  core: loadCore,
+  pets: DEFAULT_BENCH_PETS,
+};
+try {
+  lines.push(
+    '| endpoints | creates/s | p99 ms | service CPU µs a create | peak RSS MiB |',
+    '|---:|---:|---:|---:|---:|',
+  );
+  // Each count on a fresh database and process: endpoints from the count before would remain.
+  for (const endpoints of [0, 10, 100]) {
+    const databaseUrl = await seedBenchDatabase(
+      args.database,
+      'petstore_webhooks',
+      DEFAULT_BENCH_PETS,
+    );
+    const server = startService(
+      {
+        PORT: String(PORT),
+        METRICS_PORT: String(METRICS),
+        DATABASE_URL: databaseUrl,
+        API_KEYS: KEY,
+        RATE_LIMIT: 'off',
+        WEBHOOK_ALLOW_PRIVATE: 'true',
+      },
+      serverCore,
+    );
+    try {
+      await waitUntilAnswering(`http://127.0.0.1:${String(PORT)}/readyz`, {});
+      await register(endpoints);
+      const requests = [{ path: '/v1/pets', method: 'POST' as const, body: NEW_PET }];
+      await measure(server.pid ?? 0, PORT, requests, { ...load, duration: 2 });
+      const m = await measure(server.pid ?? 0, PORT, requests, load);
+      lines.push(
+        `| ${String(endpoints)} | ${m.rps.toFixed(0)} | ${String(m.p99)} | ${m.cpuUsPerRequest.toFixed(0)} | ${m.peakRssMiB.toFixed(0)} |`,
+      );
+    } finally {
+      await stop(server);
+    }
+  }
+
+  const databaseUrl = await seedBenchDatabase(
+    args.database,
+    'petstore_webhooks',
+    DEFAULT_BENCH_PETS,
+  );
+  const server = startService(
+    {
+      PORT: String(PORT),
+      METRICS_PORT: String(METRICS),
+      DATABASE_URL: databaseUrl,
+      API_KEYS: KEY,
+      RATE_LIMIT: 'off',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+    },
+    serverCore,
+  );
+  try {
+    await waitUntilAnswering(`http://127.0.0.1:${String(PORT)}/readyz`, {});
+    await register(1);
+    // One endpoint: 10 s of creates as fast as 50 connections go, then the time to deliver all.
+    received = 0;
+    const burst = await measure(
+      server.pid ?? 0,
+      PORT,
+      [{ path: '/v1/pets', method: 'POST', body: NEW_PET }],
+      load,
+    );
+    const created = Math.round(burst.rps * load.duration);
+    const drainSeconds = await waitForDeliveries(created, 120_000);
+    const burstLag = await lagQuantiles();
+    lines.push(
+      '',
+      `One endpoint, creates as fast as they go for 10 s: ${String(created)} created (${burst.rps.toFixed(0)}/s); ${String(received)} delivered, the last ${drainSeconds.toFixed(1)} s after the creates ended, ${(received / (load.duration + drainSeconds)).toFixed(0)} deliveries/s end to end; lag ${burstLag.p50} (p50), ${burstLag.p99} (p99); service RSS ${rssMiB(server.pid ?? 0).toFixed(0)} MiB.`,
+    );
+    // Then 500 changes a second for 20 s: the lag a steady load sees.
+    const before = await lagQuantiles();
+    received = 0;
+    const steady = await measure(
+      server.pid ?? 0,
+      PORT,
+      [{ path: '/v1/pets', method: 'POST', body: NEW_PET }],
+      { ...load, duration: 20, overallRate: 500 },
+    );
+    await waitForDeliveries(Math.round(steady.rps * 20), 60_000);
+    const after = await lagQuantiles();
+    lines.push(
+      '',
+      `One endpoint at 500 creates/s for 20 s (${steady.rps.toFixed(0)}/s sent): ${String(received)} delivered; lag over the whole run ${after.p50} (p50), ${after.p99} (p99), ${String(after.count - before.count)} deliveries in this phase.`,
+    );
+  } finally {
+    await stop(server);
+  }
+} finally {
+  receiver.close();
+}
+
+const setup = `the service on core ${String(serverCore)} (PostgreSQL, ${String(DEFAULT_BENCH_PETS)} pets), creates from 50 connections on core ${String(loadCore)}, one receiver in the bench's process answering 200 at once`;
+const report = lines.join('\n');
+process.stdout.write(`\n${setup}\n\n${report}\n`);
+if (args.record && (loadAtStart <= QUIET_LOAD || args.noisy)) {
+  process.stdout.write(
+    `Recorded: ${recordRun({ kind: 'webhooks', command: 'npm run bench:webhooks', args: argv, startedAt, loadAtStart, setup, report })}\n`,
+  );
+}
