@@ -18,6 +18,12 @@ import { attemptDelivery, createDeliveryAgent } from './sender.js';
 /** An endpoint whose every delivery has failed this long is disabled. */
 const FAILING_LIMIT_MS = 5 * 86_400_000;
 const FAN_OUT_BATCH = 500;
+/**
+ * While deliveries are due, a fan-out runs at most this often: every look (one after each
+ * finished delivery) fanning out 500 events first held one endpoint to about 100 deliveries a
+ * second behind a backlog. 500 events per endpoint every 50 ms is 10,000 a second.
+ */
+const FAN_OUT_EVERY_MS = 50;
 const STOP_GRACE_MS = 2_000;
 /** The longest an idle worker waits between looks for work: other instances' commits wait this. */
 const IDLE_POLL_MS = 1_000;
@@ -62,6 +68,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): {
   const { db, logger, metrics } = options;
   const agent = createDeliveryAgent(options.allowPrivate);
   let inFlight = 0;
+  let fannedOutAt = -Infinity;
   const held = new Map<number, ClaimedDelivery>();
   let renewal: NodeJS.Timeout | undefined;
   let stopped = false;
@@ -141,7 +148,10 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): {
   async function round(): Promise<{ worked: boolean; more: boolean; endpoints: boolean }> {
     if (!options.prepared()) return { worked: false, more: false, endpoints: true };
     const waiting = await workWaiting(db);
-    const fannedOut = waiting.fanOut ? await fanOutEvents(db, FAN_OUT_BATCH) : 0;
+    const fanOutNow =
+      waiting.fanOut && (!waiting.due || performance.now() - fannedOutAt >= FAN_OUT_EVERY_MS);
+    if (fanOutNow) fannedOutAt = performance.now();
+    const fannedOut = fanOutNow ? await fanOutEvents(db, FAN_OUT_BATCH) : 0;
     const free = options.maxInFlight - inFlight;
     if (free <= 0 || (!waiting.due && fannedOut === 0)) {
       return { worked: fannedOut > 0, more: false, endpoints: waiting.endpoints };
