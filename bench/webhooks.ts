@@ -42,12 +42,19 @@ const receiver = createServer((req, res) => {
 await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
 const hook = `http://127.0.0.1:${String((receiver.address() as AddressInfo).port)}/hook`;
 
-/** The service's lag histogram: commit to successful delivery, as quantiles (bucket bounds). */
-async function lagQuantiles(): Promise<{ p50: string; p99: string; count: number }> {
+type Buckets = (readonly [string, number])[];
+
+/** The service's lag histogram (commit to successful delivery), bucket by bucket. */
+async function lagBuckets(): Promise<Buckets> {
   const text = await (await fetch(`http://127.0.0.1:${String(METRICS)}/metrics`)).text();
-  const buckets = [
+  return [
     ...text.matchAll(/^petstore_webhook_delivery_lag_seconds_bucket\{le="([^"]+)"\} (\d+)/gm),
   ].map(([, le = '', count = '0']) => [le, Number(count)] as const);
+}
+
+/** Quantiles (as bucket bounds) of the deliveries counted since `since`. */
+function lagQuantiles(now: Buckets, since: Buckets = []) {
+  const buckets = now.map(([le, n], i) => [le, n - (since[i]?.[1] ?? 0)] as const);
   const count = buckets.at(-1)?.[1] ?? 0;
   const at = (q: number) => buckets.find(([, n]) => n >= q * count)?.[0] ?? '?';
   return { p50: `≤ ${at(0.5)} s`, p99: `≤ ${at(0.99)} s`, count };
@@ -146,13 +153,13 @@ try {
     );
     const created = Math.round(burst.rps * load.duration);
     const drainSeconds = await waitForDeliveries(created, 120_000);
-    const burstLag = await lagQuantiles();
+    const burstLag = lagQuantiles(await lagBuckets());
     lines.push(
       '',
       `One endpoint, creates as fast as they go for 10 s: ${String(created)} created (${burst.rps.toFixed(0)}/s); ${String(received)} delivered, the last ${drainSeconds.toFixed(1)} s after the creates ended, ${(received / (load.duration + drainSeconds)).toFixed(0)} deliveries/s end to end; lag ${burstLag.p50} (p50), ${burstLag.p99} (p99); service RSS ${rssMiB(server.pid ?? 0).toFixed(0)} MiB.`,
     );
     // Then 500 changes a second for 20 s: the lag a steady load sees.
-    const before = await lagQuantiles();
+    const before = await lagBuckets();
     received = 0;
     const steady = await measure(
       server.pid ?? 0,
@@ -161,10 +168,10 @@ try {
       { ...load, duration: 20, overallRate: 500 },
     );
     await waitForDeliveries(Math.round(steady.rps * 20), 60_000);
-    const after = await lagQuantiles();
+    const after = lagQuantiles(await lagBuckets(), before);
     lines.push(
       '',
-      `One endpoint at 500 creates/s for 20 s (${steady.rps.toFixed(0)}/s sent): ${String(received)} delivered; lag over the whole run ${after.p50} (p50), ${after.p99} (p99), ${String(after.count - before.count)} deliveries in this phase.`,
+      `One endpoint at 500 creates/s for 20 s (${steady.rps.toFixed(0)}/s sent): ${String(received)} delivered; lag of this phase's ${String(after.count)} deliveries ${after.p50} (p50), ${after.p99} (p99).`,
     );
   } finally {
     await stop(server);
