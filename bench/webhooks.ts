@@ -79,51 +79,8 @@ async function waitForDeliveries(target: number, timeoutMs: number): Promise<num
   return (performance.now() - started) / 1000;
 }
 
-const lines: string[] = [];
-const load: LoadSettings = {
-  connections: 50,
-  duration: 10,
-  key: KEY,
-  core: loadCore,
-  pets: DEFAULT_BENCH_PETS,
-};
-try {
-  lines.push(
-    '| endpoints | creates/s | p99 ms | service CPU µs a create | peak RSS MiB |',
-    '|---:|---:|---:|---:|---:|',
-  );
-  // Each count on a fresh database and process: endpoints from the count before would remain.
-  for (const endpoints of [0, 10, 100]) {
-    const databaseUrl = await seedBenchDatabase(
-      args.database,
-      'petstore_webhooks',
-      DEFAULT_BENCH_PETS,
-    );
-    const server = startService(
-      {
-        PORT: String(PORT),
-        METRICS_PORT: String(METRICS),
-        DATABASE_URL: databaseUrl,
-        API_KEYS: KEY,
-        RATE_LIMIT: 'off',
-        WEBHOOK_ALLOW_PRIVATE: 'true',
-      },
-      serverCore,
-    );
-    try {
-      await waitUntilAnswering(`http://127.0.0.1:${String(PORT)}/readyz`, {});
-      await register(endpoints);
-      const requests = [{ path: '/v1/pets', method: 'POST' as const, body: NEW_PET }];
-      await measure(server.pid ?? 0, PORT, requests, { ...load, duration: 2 });
-      const m = await measure(server.pid ?? 0, PORT, requests, load);
-      lines.push(
-        `| ${String(endpoints)} | ${m.rps.toFixed(0)} | ${String(m.p99)} | ${m.cpuUsPerRequest.toFixed(0)} | ${m.peakRssMiB.toFixed(0)} |`,
-      );
-    } finally {
-      await stop(server);
-    }
-  }
-
+/** The service on a freshly seeded database, once ready: no endpoint of an earlier phase remains. */
+async function freshService() {
   const databaseUrl = await seedBenchDatabase(
     args.database,
     'petstore_webhooks',
@@ -140,8 +97,40 @@ try {
     },
     serverCore,
   );
+  await waitUntilAnswering(`http://127.0.0.1:${String(PORT)}/readyz`, {});
+  return server;
+}
+
+const lines: string[] = [];
+const load: LoadSettings = {
+  connections: 50,
+  duration: 10,
+  key: KEY,
+  core: loadCore,
+  pets: DEFAULT_BENCH_PETS,
+};
+try {
+  lines.push(
+    '| endpoints | creates/s | p99 ms | service CPU µs a create | peak RSS MiB |',
+    '|---:|---:|---:|---:|---:|',
+  );
+  for (const endpoints of [0, 10, 100]) {
+    const server = await freshService();
+    try {
+      await register(endpoints);
+      const requests = [{ path: '/v1/pets', method: 'POST' as const, body: NEW_PET }];
+      await measure(server.pid ?? 0, PORT, requests, { ...load, duration: 2 });
+      const m = await measure(server.pid ?? 0, PORT, requests, load);
+      lines.push(
+        `| ${String(endpoints)} | ${m.rps.toFixed(0)} | ${String(m.p99)} | ${m.cpuUsPerRequest.toFixed(0)} | ${m.peakRssMiB.toFixed(0)} |`,
+      );
+    } finally {
+      await stop(server);
+    }
+  }
+
+  const server = await freshService();
   try {
-    await waitUntilAnswering(`http://127.0.0.1:${String(PORT)}/readyz`, {});
     await register(1);
     // One endpoint: 10 s of creates as fast as 50 connections go, then the time to deliver all.
     received = 0;
