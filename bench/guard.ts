@@ -30,9 +30,9 @@ if (args.help) {
     'npm run bench:guard -- [--reference commit] [--node 24,22] [--rounds n] [--duration s] [--record [--noisy]]\n' +
       '  Builds the reference (bench/REFERENCE unless given) in a temporary worktree and measures it,\n' +
       '  this checkout and the bare floor interleaved on REST get and list 20, on each Node line.\n' +
-      `  Exits 1 when the checkout's CPU per request is above ${CPU_LIMIT}x the reference's on a\n` +
-      '  scenario in two successive rounds. --record writes bench/results/ (refused above load 1.5\n' +
-      '  unless --noisy).\n',
+      `  Exits 1 when the checkout's CPU per request, loaded side by side with the reference, is\n` +
+      `  above ${CPU_LIMIT}x the reference's on a scenario in two successive rounds.\n` +
+      '  --record writes bench/results/ (refused above load 1.5 unless --noisy).\n',
   );
   process.exit(0);
 }
@@ -98,18 +98,22 @@ async function startServers(node: string): Promise<Record<Who, ChildProcess>> {
 }
 
 /**
- * One round of one scenario, who goes first rotating with the round, so no server always meets
- * a warmer database; each server warmed up first, unrecorded (its compiler's seconds).
+ * One round of one scenario: each server alone, who goes first rotating with the round so no
+ * server always meets a warmer database, each warmed up first, unrecorded (its compiler's
+ * seconds); then the two builds side by side, half the connections each, for the verdict.
  */
 async function measureRound(scenario: Scenario, servers: Record<Who, ChildProcess>, round: number) {
   const samples: Partial<GuardRound> = {};
+  const run = (who: Who, settings: LoadSettings) =>
+    measure(servers[who].pid ?? 0, PORTS[who], scenario.requests, settings);
   for (const who of [...ORDER.slice(round % 3), ...ORDER.slice(0, round % 3)]) {
-    const pid = servers[who].pid ?? 0;
-    await measure(pid, PORTS[who], scenario.requests, { ...load, duration: 2 });
+    await run(who, { ...load, duration: 2 });
     await resetWriteState(databaseUrl);
-    samples[who] = await measure(pid, PORTS[who], scenario.requests, load);
+    samples[who] = await run(who, load);
   }
-  return samples as GuardRound;
+  const half = { ...load, connections: load.connections / 2 };
+  const [reference, checkout] = await Promise.all([run('reference', half), run('checkout', half)]);
+  return { ...samples, sideBySide: { reference, checkout } } as GuardRound;
 }
 
 /**

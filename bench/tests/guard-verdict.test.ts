@@ -15,14 +15,24 @@ function sample(cpuUsPerRequest: number, p99 = 20): Sample {
   };
 }
 
+/** The checkout's sample beside the reference's, both loaded at once. */
+const sideBySide = (reference: number, checkout: number) => ({
+  reference: sample(reference),
+  checkout: sample(checkout),
+});
+
 /** Rounds whose reference costs `reference` µs a request, each round drifting by up to ±7%. */
 function rounds(reference: number[], checkoutFactor: number): GuardRound[] {
-  return reference.map((cpu, round) => ({
-    floor: sample(cpu * 0.8, 15),
-    reference: sample(cpu),
-    // The same build measured moments later: the machine's drift, not the build.
-    checkout: sample(cpu * checkoutFactor * (round % 2 === 0 ? 1.07 : 0.94)),
-  }));
+  return reference.map((cpu, round) => {
+    // The same build measured beside it: the machine's drift, not the build.
+    const checkout = cpu * checkoutFactor * (round % 2 === 0 ? 1.07 : 0.94);
+    return {
+      floor: sample(cpu * 0.8, 15),
+      reference: sample(cpu),
+      checkout: sample(checkout),
+      sideBySide: sideBySide(cpu, checkout),
+    };
+  });
 }
 
 const drifting = [70, 95, 74, 88, 71];
@@ -42,11 +52,16 @@ describe('the bench guard', () => {
 
   it('forgives one slow round, not two in a row', () => {
     const once: GuardRound[] = rounds(drifting, 1);
-    once[2] = { ...(once[2] as GuardRound), checkout: sample(74 * 1.4) };
+    once[2] = { ...(once[2] as GuardRound), sideBySide: sideBySide(74, 74 * 1.4) };
     expect(slowerScenarios([{ scenario: 'REST get', rounds: once }])).toEqual([]);
     const twice = [...once];
-    twice[3] = { ...(twice[3] as GuardRound), checkout: sample(88 * 1.2) };
+    twice[3] = { ...(twice[3] as GuardRound), sideBySide: sideBySide(88, 88 * 1.2) };
     expect(slowerScenarios([{ scenario: 'REST get', rounds: twice }])).toEqual(['REST get']);
+  });
+
+  it('judges by the builds side by side, not by each alone', () => {
+    const apart = rounds(drifting, 1).map((round) => ({ ...round, checkout: sample(200) }));
+    expect(slowerScenarios([{ scenario: 'REST get', rounds: apart }])).toEqual([]);
   });
 
   it('compares each round with the reference of the same round', () => {
