@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /** Pins to one core when taskset exists, so server and load generator do not share one. */
@@ -44,6 +44,22 @@ export function cpuSeconds(pid: number): number {
   // The command name (field 2) may hold spaces; the fields after it are space-separated.
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
   return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** CPU time every PostgreSQL process of the machine has used so far, in seconds. */
+export function postgresCpuSeconds(): number {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') {
+        total += cpuSeconds(Number(entry));
+      }
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total;
 }
 
 /** Resident set size of a process in MiB, from /proc (taskset execs, so the pid is node's). */

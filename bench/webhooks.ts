@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { measure, type LoadSettings } from './measure.js';
-import { rssMiB, stop, waitUntilAnswering } from './processes.js';
+import { postgresCpuSeconds, rssMiB, stop, waitUntilAnswering } from './processes.js';
 import { QUIET_LOAD, waitForQuiet } from './quiet.js';
 import { recordRun } from './results.js';
 import { DEFAULT_BENCH_PETS, seedBenchDatabase } from './seed.js';
@@ -111,7 +111,7 @@ const load: LoadSettings = {
 };
 try {
   lines.push(
-    '| endpoints | creates/s | p99 ms | service CPU µs a create | peak RSS MiB |',
+    '| endpoints | creates/s | p99 ms | CPU µs a create, service / PostgreSQL | peak RSS MiB |',
     '|---:|---:|---:|---:|---:|',
   );
   for (const endpoints of [0, 10, 100]) {
@@ -120,9 +120,11 @@ try {
       await register(endpoints);
       const requests = [{ path: '/v1/pets', method: 'POST' as const, body: NEW_PET }];
       await measure(server.pid ?? 0, PORT, requests, { ...load, duration: 2 });
+      const postgresBefore = postgresCpuSeconds();
       const m = await measure(server.pid ?? 0, PORT, requests, load);
+      const postgres = ((postgresCpuSeconds() - postgresBefore) * 1e6) / (m.rps * load.duration);
       lines.push(
-        `| ${String(endpoints)} | ${m.rps.toFixed(0)} | ${String(m.p99)} | ${m.cpuUsPerRequest.toFixed(0)} | ${m.peakRssMiB.toFixed(0)} |`,
+        `| ${String(endpoints)} | ${m.rps.toFixed(0)} | ${String(m.p99)} | ${m.cpuUsPerRequest.toFixed(0)} / ${postgres.toFixed(0)} | ${m.peakRssMiB.toFixed(0)} |`,
       );
     } finally {
       await stop(server);
