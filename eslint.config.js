@@ -5,22 +5,28 @@ import tseslint from 'typescript-eslint';
 /**
  * The layers of the service, from the ground up: each may import from itself and the layers
  * below it, never above (docs/architecture.md, "Layers"). Support and storage are both ground:
- * neither imports the other. A relative import that names a higher layer's folder fails lint,
- * type-only imports and dynamic `import()` included.
+ * neither imports the other. A feature module (server/webhooks/) holds one folder per layer of
+ * its own, under the same rules, and its `module.ts`, which the process wires in. A relative
+ * import that names a higher layer's folder fails lint, type-only imports and dynamic
+ * `import()` included.
  */
+const MODULES = 'server/webhooks';
 const LAYERS = [
   { name: 'support', files: ['server/support/**/*.ts'] },
-  { name: 'storage', files: ['db/**/*.ts'], folder: 'db' },
-  { name: 'domain', files: ['server/domain/**/*.ts'] },
-  { name: 'operations', files: ['server/operations/**/*.ts'] },
-  { name: 'surfaces', files: ['server/surfaces/**/*.ts'] },
-  { name: 'process', files: ['server/process/**/*.ts', 'server/main.ts'] },
+  { name: 'storage', files: ['db/**/*.ts', `${MODULES}/storage/**/*.ts`], folder: 'db' },
+  { name: 'domain', files: ['server/domain/**/*.ts', `${MODULES}/domain/**/*.ts`] },
+  { name: 'operations', files: ['server/operations/**/*.ts', `${MODULES}/operations/**/*.ts`] },
+  { name: 'surfaces', files: ['server/surfaces/**/*.ts', `${MODULES}/surfaces/**/*.ts`] },
+  { name: 'process', files: ['server/process/**/*.ts', 'server/main.ts', `${MODULES}/module.ts`] },
 ];
 
-/** What a file of `layer` must not import: every layer above it, and storage for support. */
+/**
+ * What a file of `layer` must not import: every layer above it, and for storage the service's
+ * own code (server/, or a module's layers above storage, and support).
+ */
 function forbiddenFolders(index) {
   const above = LAYERS.slice(index + 1).map((layer) => layer.folder ?? layer.name);
-  return LAYERS[index].name === 'storage' ? ['server'] : above;
+  return LAYERS[index].name === 'storage' ? ['server', 'support', ...above] : above;
 }
 
 /** Below the surfaces nothing knows the transport: the domain's own errors, never tRPC's. */

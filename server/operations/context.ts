@@ -6,8 +6,16 @@ import type { ReadReplicas } from '../../db/replicas/read-replicas.js';
 import type { Principal } from '../domain/auth/authenticator.js';
 import { authorize } from '../domain/auth/authorize.js';
 import type { EventStreams } from '../domain/events/streams.js';
-import { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from '../domain/webhooks/settings.js';
+import { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from '../webhooks/domain/settings.js';
 import { createCursorCodec, DEFAULT_CURSOR_SECRET, type CursorCodec } from './cursor.js';
+
+/** What a deployment sets for the operations of its modules, each under the module's name. */
+export interface OperationSettings {
+  /** The defaults refuse private addresses. */
+  webhooks: WebhookSettings;
+}
+
+const DEFAULT_SETTINGS: OperationSettings = { webhooks: DEFAULT_WEBHOOK_SETTINGS };
 
 export interface ContextOptions {
   db: Database;
@@ -39,8 +47,8 @@ export interface ContextOptions {
   closeConnection?: () => void;
   /** Tells the event streams of every process that a change committed. */
   notifyChange?: () => void;
-  /** The webhook operations' settings; the defaults refuse private addresses. */
-  webhooks?: WebhookSettings;
+  /** The deployment's settings of the operations' modules; the defaults where absent. */
+  settings?: OperationSettings;
   /** Where reads may go besides `db`: absent, every read is the primary's. */
   replicas?: ReadReplicas | undefined;
   /**
@@ -117,7 +125,7 @@ export function createContextInner(options: ContextOptions): Context {
     streams: options.streams,
     closeConnection: options.closeConnection ?? (() => undefined),
     notifyChange: options.notifyChange ?? (() => undefined),
-    webhooks: options.webhooks ?? DEFAULT_WEBHOOK_SETTINGS,
+    settings: options.settings ?? DEFAULT_SETTINGS,
     cursors: cursorCodecFor(options.cursorSecret ?? DEFAULT_CURSOR_SECRET),
     replicas: options.replicas,
     position: options.position,

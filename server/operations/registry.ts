@@ -10,7 +10,7 @@ import {
   listWebhookDeliveries,
   replayWebhook,
   retryWebhookDelivery,
-} from './webhook-deliveries.js';
+} from '../webhooks/operations/deliveries.js';
 import {
   createWebhook,
   deleteWebhook,
@@ -18,7 +18,7 @@ import {
   listWebhooks,
   rotateWebhookSecret,
   updateWebhook,
-} from './webhooks.js';
+} from '../webhooks/operations/endpoints.js';
 
 /**
  * The registry: every operation, the event stream included, under its tRPC path (`pets.get`).

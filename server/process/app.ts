@@ -1,4 +1,3 @@
-import type { WebhookSettings } from '../domain/webhooks/settings.js';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AnyTRPCRouter } from '@trpc/server';
@@ -21,6 +20,7 @@ import { createRequestHandler } from '../surfaces/http/handler.js';
 import { buildOpenApiDocument } from '../surfaces/openapi/document.js';
 import { appRouter } from '../surfaces/trpc/router.js';
 import { startBackgroundJobs, type BackgroundJobOptions } from './background-jobs.js';
+import { startWebhooks, type WebhooksOptions } from '../webhooks/module.js';
 import { createHttpServer, type HttpTimeouts } from './http-server.js';
 import { createRequestLimits, type RequestLimitOptions } from './request-limits.js';
 
@@ -32,8 +32,7 @@ export interface Api {
 }
 
 /** With the rate limits' options and the background jobs' (retention, maintenance). */
-export interface AppOptions
-  extends RequestLimitOptions, Omit<BackgroundJobOptions, 'tickets' | 'metrics'> {
+export interface AppOptions extends RequestLimitOptions, Omit<BackgroundJobOptions, 'tickets'> {
   api?: Api;
   /**
    * False while the start-up work (migrations, the key check) waits for the database: every
@@ -66,8 +65,8 @@ export interface AppOptions
    * it, which the wire test compares against.
    */
   trpcFastPath?: boolean;
-  /** WEBHOOK_ALLOW_PRIVATE and the clock of rotations; production's defaults when absent. */
-  webhooks?: WebhookSettings;
+  /** The WEBHOOK_* settings and what tests tune; production's defaults where absent. */
+  webhooks?: WebhooksOptions['settings'];
 }
 
 const DEFAULT_MAX_BATCH_CALLS = 20;
@@ -121,13 +120,18 @@ export function createApp(options: AppOptions): App {
   const jobs = startBackgroundJobs({
     ...options,
     tickets: streams.tickets,
-    metrics,
-    webhookDelivery: {
-      ...(options.webhooks && { allowPrivate: options.webhooks.allowPrivate }),
-      ...options.webhookDelivery,
-    },
   });
-  const notifier = createChangeNotifier(database, logger, jobs.changed);
+  const webhooks = startWebhooks({
+    database,
+    logger,
+    metrics,
+    settings: options.webhooks,
+    prepared: options.prepared ?? (() => true),
+  });
+  const notifier = createChangeNotifier(database, logger, () => {
+    jobs.changed();
+    webhooks.changed();
+  });
   const handler = createRequestHandler({
     router: api.router,
     streams,
@@ -150,7 +154,7 @@ export function createApp(options: AppOptions): App {
     cursorSecret: options.cursorSecret,
     trpcFastPath: useTrpcFastPath(options.trpcFastPath ?? true, logger),
     maxBatchCalls: options.maxBatchCalls ?? DEFAULT_MAX_BATCH_CALLS,
-    webhooks: options.webhooks,
+    operationSettings: { webhooks: webhooks.settings },
   });
   const http = createHttpServer(handler, options.timeouts);
 
@@ -164,7 +168,8 @@ export function createApp(options: AppOptions): App {
       http.stopKeepingAlive();
       // Streams never finish by themselves: they end now, so their connections can close.
       await streams.close();
-      await jobs.stop();
+      jobs.stop();
+      await webhooks.stop();
       notifier.stop();
       await http.close(graceMs);
       await limits.close();

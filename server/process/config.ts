@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { ConfigError } from '../support/errors.js';
 import { DEFAULT_EMBEDDED_SETTINGS } from '../../db/embedded/settings.js';
 import { parseRateLimit } from '../domain/rate-limit/policy.js';
-import { DEFAULT_RETRY_DELAYS, parseRetryDelays } from '../domain/webhooks/schedule.js';
+import { DEFAULT_RETRY_DELAYS, parseRetryDelays } from '../webhooks/domain/schedule.js';
+import { DEFAULT_TIMEOUT_SECONDS } from '../webhooks/domain/settings.js';
 
 const baseUrl = z
   .url({ protocol: /^https?$/ })
@@ -181,7 +182,9 @@ const configSchema = z.object({
   /** The waits before each retry of a failed webhook delivery, in seconds once parsed. */
   WEBHOOK_RETRY_DELAYS: delays(DEFAULT_RETRY_DELAYS),
   /** How long a webhook delivery may take before it has failed, in seconds once parsed. */
-  WEBHOOK_TIMEOUT: delays([15]).refine((list) => list.length === 1, 'expected one duration'),
+  WEBHOOK_TIMEOUT: delays([DEFAULT_TIMEOUT_SECONDS])
+    .refine((list) => list.length === 1, 'expected one duration')
+    .transform(([seconds]) => seconds ?? DEFAULT_TIMEOUT_SECONDS),
   WORKERS: workers,
   /** Serves GET /metrics (Prometheus) on a listener of its own; unset, metrics are not served. */
   METRICS_PORT: port.optional(),

@@ -79,17 +79,12 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
     eventStreamMaxLagSeconds: config.EVENT_STREAM_MAX_LAG,
     eventTicketTtlSeconds: config.EVENT_TICKET_TTL,
     maintenanceIntervalSeconds: config.PGLITE_MAINTENANCE_INTERVAL,
-    webhooks: { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE, now: () => new Date() },
-    webhookDelivery: {
+    webhooks: {
+      allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
       retryDelays: config.WEBHOOK_RETRY_DELAYS,
-      timeoutMs: (config.WEBHOOK_TIMEOUT[0] ?? 15) * 1000,
+      timeoutMs: config.WEBHOOK_TIMEOUT * 1000,
     },
   });
-  if (config.WEBHOOK_ALLOW_PRIVATE) {
-    logger.warn(
-      'WEBHOOK_ALLOW_PRIVATE is set: webhooks may go to private addresses and over http, for development only',
-    );
-  }
   const address = await app.listen(config.PORT, config.HOST);
   logger.info(
     { address: `http://${address.address}:${address.port}`, database: database.kind },

@@ -74,36 +74,7 @@ export class ServiceMetrics {
     registers: [this.registry],
   });
 
-  readonly webhookDeliveries = new Counter({
-    name: 'petstore_webhook_attempts_total',
-    help: 'Webhook delivery attempts, by outcome: succeeded, retry (failed, to be tried again), failed (given up) or lost (its lease was taken over)',
-    labelNames: ['outcome'] as const,
-    registers: [this.registry],
-  });
-
-  readonly webhookLag = new Histogram({
-    name: 'petstore_webhook_delivery_lag_seconds',
-    help: 'From the commit of a change to the success of its delivery to one endpoint',
-    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 3600, 86_400],
-    registers: [this.registry],
-  });
-
-  /** Set by the webhook worker: pending deliveries per endpoint, counted when read. */
-  webhookQueues: (() => Promise<ReadonlyMap<string, number>>) | undefined;
-
   constructor(poolSize: number) {
-    const queues = () => this.webhookQueues?.();
-    new Gauge({
-      name: 'petstore_webhook_queue_depth',
-      help: 'Pending webhook deliveries per endpoint, counted when the metrics are read',
-      labelNames: ['endpoint'] as const,
-      registers: [this.registry],
-      async collect() {
-        this.reset();
-        const depths = (await queues()) ?? new Map<string, number>();
-        for (const [endpoint, count] of depths) this.set({ endpoint }, count);
-      },
-    });
     const work = this.databaseWork;
     new Gauge({
       name: 'petstore_database_requests_in_flight',

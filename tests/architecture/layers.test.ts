@@ -39,6 +39,10 @@ describe('layers', () => {
     ['server/domain/events/clock.ts', '../../operations/context.js'],
     ['server/operations/clock.ts', '../surfaces/trpc/init.js'],
     ['server/surfaces/http/clock.ts', '../../process/config.js'],
+    ['server/webhooks/storage/clock.ts', '../domain/settings.js'],
+    ['server/webhooks/storage/clock.ts', '../../support/logger.js'],
+    ['server/webhooks/domain/clock.ts', '../operations/endpoints.js'],
+    ['server/webhooks/operations/clock.ts', '../../surfaces/trpc/init.js'],
   ])('%s may not import %s, statically or dynamically', async (file, specifier) => {
     expect(await layerErrors(file, specifier)).toHaveLength(Object.keys(FORMS).length);
   });
@@ -50,6 +54,9 @@ describe('layers', () => {
     ['server/surfaces/http/clock.ts', '../../operations/context.js'],
     ['server/process/clock.ts', '../surfaces/http/handler.js'],
     ['server/surfaces/http/clock.ts', '@trpc/server/http'],
+    ['server/webhooks/domain/clock.ts', '../storage/schema.js'],
+    ['server/webhooks/operations/clock.ts', '../../operations/define.js'],
+    ['server/webhooks/module.ts', './domain/delivery-worker.js'],
   ])('%s may import %s', async (file, specifier) => {
     expect(await layerErrors(file, specifier)).toEqual([]);
   });

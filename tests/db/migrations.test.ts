@@ -17,7 +17,7 @@ import { pgliteOptions } from '../../db/embedded/client.js';
 import { DEFAULT_EMBEDDED_SETTINGS } from '../../db/embedded/settings.js';
 import { migratePostgres, migrationsFolder } from '../../db/migrate.js';
 import { readInventory } from '../../db/queries/inventory.js';
-import * as webhookSchema from '../../db/schema-webhooks.js';
+import * as webhookSchema from '../../server/webhooks/storage/schema.js';
 import * as schema from '../../db/schema.js';
 import { callerFor } from '../helpers/caller.js';
 import {
@@ -49,7 +49,7 @@ async function latestSnapshot(): Promise<Snapshot> {
 }
 
 describe('drizzle/ migrations', () => {
-  it('describe exactly db/schema.ts and db/schema-webhooks.ts (nothing left for drizzle-kit generate)', async () => {
+  it('describe exactly db/schema.ts and server/webhooks/storage/schema.ts (nothing left for drizzle-kit generate)', async () => {
     const committed = await latestSnapshot();
     /* eslint-disable @typescript-eslint/no-unsafe-assignment
        -- drizzle-kit/api's snapshot types do not resolve under typescript-eslint (tsc accepts them) */

@@ -20,8 +20,7 @@ describe('webhook leases, two instances on one database', () => {
     const options = {
       database,
       keepDatabase: true,
-      webhooks: { allowPrivate: true, now: () => new Date() },
-      webhookDelivery: { timeoutMs: TIMEOUT_MS, pollMs: 20 },
+      webhooks: { allowPrivate: true, timeoutMs: TIMEOUT_MS, pollMs: 20 },
     };
     first = await startTestServer(options);
     second = await startTestServer(options);

@@ -59,9 +59,8 @@ export interface TestServerOptions {
   eventStreamMaxLagSeconds?: number;
   /** How long a stream ticket stays valid, in seconds (the app's eventTicketTtlSeconds). */
   eventTicketTtlSeconds?: number;
-  /** The app's webhook settings and delivery (tests allow loopback and shorten the schedule). */
+  /** The app's webhook settings (tests allow loopback and shorten the schedule). */
   webhooks?: AppOptions['webhooks'];
-  webhookDelivery?: AppOptions['webhookDelivery'];
 }
 
 /** A log destination that keeps every line, parsed: a line that is not JSON fails the test. */
@@ -102,7 +101,6 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     eventStreamMaxLagSeconds: options.eventStreamMaxLagSeconds,
     eventTicketTtlSeconds: options.eventTicketTtlSeconds,
     webhooks: options.webhooks,
-    webhookDelivery: options.webhookDelivery,
   });
   const address = await app.listen(0, '127.0.0.1');
   const origin = `http://127.0.0.1:${address.port}`;

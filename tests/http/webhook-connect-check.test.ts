@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ClaimedDelivery } from '../../db/queries/webhook-deliveries.js';
-import { attemptDelivery, createDeliveryAgent } from '../../server/domain/webhooks/sender.js';
+import type { ClaimedDelivery } from '../../server/webhooks/storage/deliveries.js';
+import { attemptDelivery, createDeliveryAgent } from '../../server/webhooks/domain/sender.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 
 let listener: Receiver;

@@ -26,8 +26,7 @@ afterEach(async () => {
 /** A server that allows loopback receivers, with the schedule and the timeout compressed. */
 async function server(timeoutMs = 2_000, pollMs = 20): Promise<TestServer> {
   const started = await startTestServer({
-    webhooks: { allowPrivate: true, now: () => new Date() },
-    webhookDelivery: { retryDelays: [0.2, 0.2, 0.2], timeoutMs, pollMs },
+    webhooks: { allowPrivate: true, retryDelays: [0.2, 0.2, 0.2], timeoutMs, pollMs },
   });
   cleanups.push(() => started.close());
   return started;

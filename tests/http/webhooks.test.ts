@@ -2,9 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { useTestServer } from '../helpers/server.js';
 
 const server = useTestServer({
-  webhooks: { allowPrivate: true, now: () => new Date() },
   // Nothing listens at these URLs: the deliveries stay pending for the lists below.
-  webhookDelivery: { retryDelays: [3600], pollMs: 50 },
+  webhooks: { allowPrivate: true, retryDelays: [3600], pollMs: 50 },
 });
 
 interface Hook {

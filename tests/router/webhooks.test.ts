@@ -4,8 +4,8 @@ import {
   claimDueDeliveries,
   fanOutEvents,
   recordAttempt,
-} from '../../db/queries/webhook-deliveries.js';
-import type { WebhookSettings } from '../../server/domain/webhooks/settings.js';
+} from '../../server/webhooks/storage/deliveries.js';
+import { webhookSettings } from '../../server/webhooks/domain/settings.js';
 import { callerFor, rejection } from '../helpers/caller.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { newPet, reader, writer } from '../helpers/factories.js';
@@ -17,10 +17,10 @@ beforeAll(async () => {
 });
 afterAll(() => database.destroy());
 
-const publicOnly: WebhookSettings = { allowPrivate: false, now: () => new Date() };
-const anyAddress: WebhookSettings = { allowPrivate: true, now: () => new Date() };
+const publicOnly = webhookSettings({ allowPrivate: false });
+const anyAddress = webhookSettings({ allowPrivate: true });
 const api = (webhooks = anyAddress, principal = writer) =>
-  callerFor({ db: database.handle.db, principal, webhooks }).caller;
+  callerFor({ db: database.handle.db, principal, settings: { webhooks } }).caller;
 
 describe('webhook endpoints', () => {
   it('returns the secret at creation only, and manages the endpoint', async () => {
@@ -101,10 +101,10 @@ describe('fan-out', () => {
   it('signs with both secrets for 24 hours after a rotation, then with the new one', async () => {
     const endpoint = await api().webhooks.create({ url: 'http://127.0.0.1:9/r' });
     const rotated = await api().webhooks.rotateSecret({ webhookId: endpoint.id });
-    const dayAgo: WebhookSettings = {
+    const dayAgo = webhookSettings({
       allowPrivate: true,
       now: () => new Date(Date.now() - 25 * 3600e3),
-    };
+    });
     await api().pets.create(newPet());
     await fanOutEvents(database.handle.db, 500);
     const [first] = (await claimDueDeliveries(database.handle.db, 100, 30)).filter(

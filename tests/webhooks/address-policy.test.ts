@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isPublicAddress } from '../../server/domain/webhooks/address-policy.js';
+import { isPublicAddress } from '../../server/webhooks/domain/address-policy.js';
 
 /** What an attacker with a write key registers to reach the service's own network. */
 const REFUSED = [

@@ -11,8 +11,7 @@ describeOnPostgres('a fan-out stuck on its deliveries table', () => {
 
   beforeAll(async () => {
     server = await startTestServer({
-      webhooks: { allowPrivate: true, now: () => new Date() },
-      webhookDelivery: { pollMs: 20 },
+      webhooks: { allowPrivate: true, pollMs: 20 },
     });
     receiver = await startReceiver();
     const { options } = server.database;

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { judgeAttempt } from '../../server/domain/webhooks/outcome.js';
+import { judgeAttempt } from '../../server/webhooks/domain/outcome.js';
 import {
   DEFAULT_RETRY_DELAYS,
   nextRetryIn,
   parseRetryDelays,
   retryAfterSeconds,
-} from '../../server/domain/webhooks/schedule.js';
+} from '../../server/webhooks/domain/schedule.js';
 
 const ok = (status: number, retryAfter?: string) => ({ status, retryAfter, error: null });
 

@@ -12,7 +12,7 @@ import { summarizeError } from '../../support/error-summary.js';
 import type { Logger } from '../../support/logger.js';
 import type { RateLimiter } from '../../domain/rate-limit/limiter.js';
 import { documentedHeaders } from '../openapi/header-names.js';
-import { createContextInner } from '../../operations/context.js';
+import { createContextInner, type OperationSettings } from '../../operations/context.js';
 import { toTRPCError } from '../trpc/errors.js';
 import { createPublicRoutes } from './public/routes.js';
 import { createRestEndpoints, notFound } from './rest/endpoints.js';
@@ -32,7 +32,6 @@ import {
 import { httpRoute } from './pipeline/http-route.js';
 import { TRACE_CONTEXT_HEADER } from './pipeline/trace-context.js';
 import { sendError, sendTrpcError } from './pipeline/respond.js';
-import type { WebhookSettings } from '../../domain/webhooks/settings.js';
 import { refuseRepeated, repeatedSingleton } from './pipeline/singleton-headers.js';
 
 export interface HandlerDeps {
@@ -61,7 +60,8 @@ export interface HandlerDeps {
   trpcFastPath: boolean;
   /** Calls one tRPC batch may hold. */
   maxBatchCalls: number;
-  webhooks?: WebhookSettings | undefined;
+  /** The deployment's settings of the operations' modules. */
+  operationSettings?: OperationSettings | undefined;
 }
 
 const SERVER_FAILURES: Partial<Record<TRPCError['code'], string>> = {
@@ -174,7 +174,7 @@ export function createRequestHandler(deps: HandlerDeps) {
       streams: deps.streams,
       closeConnection: () => res.destroy(),
       notifyChange: deps.notifier.changed,
-      webhooks: deps.webhooks,
+      settings: deps.operationSettings,
       replicas: database.replicas,
       // Node joins a repeated header with commas, which no position has: the read refuses it.
       position: req.headers[POSITION_HEADER] as string | undefined,

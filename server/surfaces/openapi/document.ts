@@ -6,7 +6,7 @@ import { errorExamples } from './error-examples.js';
 import { eventSchemas, eventStreamPath, STREAM_TICKET_SCHEME } from './event-stream.js';
 import { responsesOf, STABILITY } from './responses.js';
 import { POSITION_PARAMETER, SHARED_HEADERS } from './headers.js';
-import { webhookRequests } from './webhooks.js';
+import { webhookRequests } from '../../webhooks/surfaces/openapi.js';
 
 export interface DocumentOptions {
   productionUrl: string;

@@ -6,7 +6,7 @@ import {
   rotateWebhookEndpointSecret,
   updateWebhookEndpoint,
   webhookEndpointPage,
-} from '../../db/queries/webhook-endpoints.js';
+} from '../storage/endpoints.js';
 import {
   CreateWebhookInputSchema,
   ListWebhooksInputSchema,
@@ -14,22 +14,22 @@ import {
   WebhookIdInputSchema,
   WebhookSchema,
   WebhookWithSecretSchema,
-} from '../domain/schemas/webhook.js';
-import { checkEndpointUrl } from '../domain/webhooks/endpoint-url.js';
+} from '../domain/schemas.js';
+import { checkEndpointUrl } from '../domain/endpoint-url.js';
 import {
   newSecret,
   newWebhookId,
   PREVIOUS_SECRET_MS,
   toWebhook,
   webhookNotFound,
-} from '../domain/webhooks/endpoints.js';
+} from '../domain/endpoints.js';
 import {
   IdempotencyKeyHeaderSchema,
   parseIdempotencyKey,
-} from '../domain/idempotency/key-header.js';
-import { performIdempotently } from '../domain/idempotency/replay.js';
-import { defineMutation, defineQuery } from './define.js';
-import { definePagedList } from './paged-list.js';
+} from '../../domain/idempotency/key-header.js';
+import { performIdempotently } from '../../domain/idempotency/replay.js';
+import { defineMutation, defineQuery } from '../../operations/define.js';
+import { definePagedList } from '../../operations/paged-list.js';
 
 const URL_REFUSED =
   'Invalid fields, or a `url` that is not `https:`, holds credentials, is longer than 2,048 characters or whose host is or resolves to a loopback, private, link-local, unique-local, multicast or unspecified address.';
@@ -66,7 +66,7 @@ export const createWebhook = defineMutation({
   handler: async (ctx, { url, types, description }) => {
     const endpoint = {
       id: newWebhookId(),
-      url: await checkEndpointUrl(url, ctx.webhooks.allowPrivate),
+      url: await checkEndpointUrl(url, ctx.settings.webhooks.allowPrivate),
       types: types ?? null,
       description: description ?? null,
       secret: newSecret(),
@@ -163,7 +163,9 @@ export const updateWebhook = defineMutation({
   },
   handler: async (ctx, { webhookId, url, ...patch }) => {
     const checked =
-      url === undefined ? {} : { url: await checkEndpointUrl(url, ctx.webhooks.allowPrivate) };
+      url === undefined
+        ? {}
+        : { url: await checkEndpointUrl(url, ctx.settings.webhooks.allowPrivate) };
     const row = await updateWebhookEndpoint(ctx.database, webhookId, { ...patch, ...checked });
     if (!row) throw webhookNotFound(webhookId);
     return toWebhook(row);
@@ -217,7 +219,7 @@ export const rotateWebhookSecret = defineMutation({
   },
   handler: async (ctx, { webhookId }) => {
     const secret = newSecret();
-    const until = new Date(ctx.webhooks.now().getTime() + PREVIOUS_SECRET_MS);
+    const until = new Date(ctx.settings.webhooks.now().getTime() + PREVIOUS_SECRET_MS);
     const row = await rotateWebhookEndpointSecret(ctx.database, webhookId, secret, until);
     if (!row) throw webhookNotFound(webhookId);
     return { ...toWebhook(row), secret };

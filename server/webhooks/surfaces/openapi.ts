@@ -1,6 +1,6 @@
 import { eventType } from '../../../db/schema.js';
 import type { EventType } from '../../../db/queries/events.js';
-import { STABILITY } from './responses.js';
+import { STABILITY } from '../../surfaces/openapi/responses.js';
 
 type Json = Record<string, unknown>;
 

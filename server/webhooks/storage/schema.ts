@@ -10,7 +10,7 @@ import {
   timestamp,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
-import { events, eventType } from './schema.js';
+import { events, eventType } from '../../../db/schema.js';
 
 /**
  * Webhook endpoints (docs/webhooks.md). `fanned_out_through` is the last event id the fan-out

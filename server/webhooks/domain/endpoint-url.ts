@@ -1,5 +1,5 @@
-import { InvalidError } from '../errors.js';
-import { WEBHOOK_URL_MAX } from '../schemas/webhook.js';
+import { InvalidError } from '../../domain/errors.js';
+import { WEBHOOK_URL_MAX } from './schemas.js';
 import { addressesOf, isPublicAddress } from './address-policy.js';
 
 const refuse = (message: string) => new InvalidError(message);

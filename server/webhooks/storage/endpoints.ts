@@ -1,8 +1,8 @@
 import { and, desc, eq, lt, sql } from 'drizzle-orm';
-import type { Database } from '../database.js';
-import { runnerFor, statementOf, type Queryable } from '../runner.js';
-import { webhookEndpoints } from '../schema-webhooks.js';
-import type { EventType } from './events.js';
+import type { Database } from '../../../db/database.js';
+import { runnerFor, statementOf, type Queryable } from '../../../db/runner.js';
+import { webhookEndpoints } from './schema.js';
+import type { EventType } from '../../../db/queries/events.js';
 
 export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
 

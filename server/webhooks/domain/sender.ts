@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { isIP } from 'node:net';
 import { Agent, buildConnector, request } from 'undici';
-import type { ClaimedDelivery } from '../../../db/queries/webhook-deliveries.js';
+import type { ClaimedDelivery } from '../storage/deliveries.js';
 import { ForbiddenAddressError, isPublicAddress, publicOnlyLookup } from './address-policy.js';
 
 export const USER_AGENT = 'petstore-webhooks/1.0';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { WebhookEndpointFields } from '../../../db/queries/webhook-endpoints.js';
-import { NotFoundError } from '../errors.js';
+import type { WebhookEndpointFields } from '../storage/endpoints.js';
+import { NotFoundError } from '../../domain/errors.js';
 
 /** After a rotation, the previous secret signs too for this long. */
 export const PREVIOUS_SECRET_MS = 24 * 3600 * 1000;

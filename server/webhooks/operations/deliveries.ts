@@ -1,20 +1,16 @@
-import { findWebhookEndpoint } from '../../db/queries/webhook-endpoints.js';
-import {
-  deliveryPage,
-  replayDeliveries,
-  retryDelivery,
-} from '../../db/queries/webhook-recovery.js';
+import { findWebhookEndpoint } from '../storage/endpoints.js';
+import { deliveryPage, replayDeliveries, retryDelivery } from '../storage/recovery.js';
 import {
   DeliverySchema,
   ListDeliveriesInputSchema,
   ReplayInputSchema,
   RetryDeliveryInputSchema,
   ScheduledSchema,
-} from '../domain/schemas/webhook.js';
-import { webhookNotFound } from '../domain/webhooks/endpoints.js';
-import { NotFoundError } from '../domain/errors.js';
-import { defineMutation } from './define.js';
-import { definePagedList } from './paged-list.js';
+} from '../domain/schemas.js';
+import { webhookNotFound } from '../domain/endpoints.js';
+import { NotFoundError } from '../../domain/errors.js';
+import { defineMutation } from '../../operations/define.js';
+import { definePagedList } from '../../operations/paged-list.js';
 
 const BETA = 'Beta: it may still change before it is declared stable.';
 const NOT_FOUND = 'No webhook endpoint has this id.';

@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
-import type { Database } from '../database.js';
-import { runnerOf, statementOf, transaction } from '../runner.js';
-import type { webhookDeliveryStatus } from '../schema-webhooks.js';
-import { lastEventId, type EventType } from './events.js';
+import type { Database } from '../../../db/database.js';
+import { runnerOf, statementOf, transaction } from '../../../db/runner.js';
+import type { webhookDeliveryStatus } from './schema.js';
+import { lastEventId, type EventType } from '../../../db/queries/events.js';
 
 export type DeliveryStatus = (typeof webhookDeliveryStatus.enumValues)[number];
 

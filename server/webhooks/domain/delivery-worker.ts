@@ -7,12 +7,14 @@ import {
   renewLeases,
   workWaiting,
   type ClaimedDelivery,
-} from '../../../db/queries/webhook-deliveries.js';
-import { disableWebhookEndpoint } from '../../../db/queries/webhook-endpoints.js';
+} from '../storage/deliveries.js';
+import { disableWebhookEndpoint } from '../storage/endpoints.js';
 import { summarizeError } from '../../support/error-summary.js';
 import type { Logger } from '../../support/logger.js';
 import type { ServiceMetrics } from '../../support/service-metrics.js';
+import { registerWebhookMetrics } from './metrics.js';
 import { judgeAttempt } from './outcome.js';
+import type { WebhookSettings } from './settings.js';
 import { attemptDelivery, createDeliveryAgent } from './sender.js';
 
 /** An endpoint whose every delivery has failed this long is disabled. */
@@ -35,22 +37,14 @@ const IDLE_POLL_MS = 1_000;
 const LEASE_SECONDS = 8;
 const LEASE_RENEW_MS = 2_000;
 
-export interface DeliveryWorkerOptions {
+/**
+ * The worker's settings are the deployment's (`pollMs`: each look that finds no work doubles
+ * the wait, up to a second; a commit in this process and a finished delivery look at once).
+ */
+export interface DeliveryWorkerOptions extends WebhookSettings {
   db: Database;
   logger: Logger;
   metrics: ServiceMetrics;
-  allowPrivate: boolean;
-  retryDelays: readonly number[];
-  /** A delivery that has no answer in this long has failed (15 s). */
-  timeoutMs: number;
-  /**
-   * How soon the worker looks again after a look that found work; each look that finds none
-   * doubles the wait, up to a second. A commit in this process (`changed`) and a finished
-   * delivery look at once.
-   */
-  pollMs: number;
-  /** Deliveries this process has in flight at most, over every endpoint. */
-  maxInFlight: number;
   /** False until the database's migrations ran: the worker waits for its tables. */
   prepared: () => boolean;
 }
@@ -65,7 +59,11 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): {
   changed: () => void;
   stop(): Promise<void>;
 } {
-  const { db, logger, metrics } = options;
+  const { db, logger } = options;
+  // After a stop the database may be closed: a scrape then counts no queue.
+  const metrics = registerWebhookMetrics(options.metrics.registry, () =>
+    options.prepared() && !stopped ? queueDepths(db) : Promise.resolve(new Map<string, number>()),
+  );
   const agent = createDeliveryAgent(options.allowPrivate);
   let inFlight = 0;
   let fannedOutAt = -Infinity;
@@ -87,14 +85,14 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): {
     const { outcome, disable } = judgeAttempt(result, delivery.attempts, options.retryDelays);
     const { recorded, failingSince } = await recordAttempt(db, delivery, outcome);
     if (!recorded) {
-      metrics.webhookDeliveries.inc({ outcome: 'lost' });
+      metrics.attempts.inc({ outcome: 'lost' });
       return;
     }
-    metrics.webhookDeliveries.inc({
+    metrics.attempts.inc({
       outcome: outcome.status === 'pending' ? 'retry' : outcome.status,
     });
     if (outcome.status === 'succeeded') {
-      metrics.webhookLag.observe((Date.now() - delivery.occurredAt.getTime()) / 1000);
+      metrics.lag.observe((Date.now() - delivery.occurredAt.getTime()) / 1000);
     }
     const failedTooLong =
       failingSince !== null && Date.now() - failingSince.getTime() > FAILING_LIMIT_MS;
@@ -217,15 +215,11 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): {
     else if (endpoints) wake(idleMs);
   }
 
-  // Counted when the metrics are read, so nothing is counted for no one.
-  metrics.webhookQueues = () => (options.prepared() ? queueDepths(db) : Promise.resolve(new Map()));
-
   // Attempts still running after a short grace are cut off: unrecorded, their leases run out
   // and they are sent again (same webhook-id), rather than holding a shutdown for 15 s.
   async function finish() {
     stopped = true;
     clearTimeout(timer);
-    metrics.webhookQueues = undefined;
     clearInterval(renewal);
     const grace = new Promise((resolve) => setTimeout(resolve, STOP_GRACE_MS).unref());
     await Promise.race([Promise.allSettled([...running]), grace]);

@@ -1,10 +1,10 @@
 import { and, desc, eq, lt, sql } from 'drizzle-orm';
-import type { Database } from '../database.js';
-import { runnerOf, statementOf } from '../runner.js';
-import { webhookDeliveries } from '../schema-webhooks.js';
-import { events } from '../schema.js';
-import type { EventType } from './events.js';
-import type { DeliveryStatus } from './webhook-deliveries.js';
+import type { Database } from '../../../db/database.js';
+import { runnerOf, statementOf } from '../../../db/runner.js';
+import { webhookDeliveries } from './schema.js';
+import { events } from '../../../db/schema.js';
+import type { EventType } from '../../../db/queries/events.js';
+import type { DeliveryStatus } from './deliveries.js';
 
 export interface DeliveryRow {
   id: number;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { webhookDeliveryStatus } from '../../../db/schema-webhooks.js';
-import { cursorParam, limitParam, positiveInt64, timestamp } from './common.js';
-import { EventIdSchema, EventTypeSchema } from './event.js';
+import { webhookDeliveryStatus } from '../storage/schema.js';
+import { cursorParam, limitParam, positiveInt64, timestamp } from '../../domain/schemas/common.js';
+import { EventIdSchema, EventTypeSchema } from '../../domain/schemas/event.js';
 
 /** The longest URL an endpoint may have. */
 export const WEBHOOK_URL_MAX = 2048;
