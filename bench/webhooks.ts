@@ -1,6 +1,9 @@
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { createServer as createTcpServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { measure, type LoadSettings } from './measure.js';
 import { postgresCpuSeconds, rssMiB, stop, waitUntilAnswering } from './processes.js';
@@ -16,6 +19,8 @@ const { values: args } = parseArgs({
     database: { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
     record: { type: 'boolean', default: false },
     noisy: { type: 'boolean', default: false },
+    /** The embedded store (PGlite in a new data folder each phase) instead of PostgreSQL. */
+    embedded: { type: 'boolean', default: false },
   },
 });
 const KEY = 'bench-key';
@@ -25,6 +30,7 @@ const base = `http://127.0.0.1:${String(PORT)}/v1`;
 const headers = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
 const [serverCore, loadCore] = availableParallelism() > 1 ? [0, 1] : [0, 0];
 const NEW_PET = JSON.stringify({ name: 'Hooked', categoryId: 2 });
+const DEAD_ENDPOINTS = 20;
 
 const startedAt = new Date();
 const loadAtStart = await waitForQuiet();
@@ -41,6 +47,15 @@ const receiver = createServer((req, res) => {
 });
 await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
 const hook = `http://127.0.0.1:${String((receiver.address() as AddressInfo).port)}/hook`;
+
+/** Dead endpoints: a listener that takes every connection and never answers. */
+const held = new Set<Socket>();
+const blackHole = createTcpServer((socket) => {
+  held.add(socket);
+  socket.on('close', () => held.delete(socket));
+});
+await new Promise<void>((resolve) => blackHole.listen(0, '127.0.0.1', resolve));
+const deadHook = `http://127.0.0.1:${String((blackHole.address() as AddressInfo).port)}/dead`;
 
 type Buckets = (readonly [string, number])[];
 
@@ -60,12 +75,12 @@ function lagQuantiles(now: Buckets, since: Buckets = []) {
   return { p50: `≤ ${at(0.5)} s`, p99: `≤ ${at(0.99)} s`, count };
 }
 
-async function register(count: number): Promise<void> {
+async function register(count: number, url = hook): Promise<void> {
   for (let i = 0; i < count; i++) {
     const response = await fetch(`${base}/webhooks`, {
       method: 'POST',
       headers,
-      body: JSON.stringify({ url: hook, types: ['pet.created'] }),
+      body: JSON.stringify({ url, types: ['pet.created'] }),
     });
     if (response.status !== 201) throw new Error(`register: ${String(response.status)}`);
   }
@@ -79,25 +94,33 @@ async function waitForDeliveries(target: number, timeoutMs: number): Promise<num
   return (performance.now() - started) / 1000;
 }
 
-/** The service on a freshly seeded database, once ready: no endpoint of an earlier phase remains. */
+let dataDir: string | undefined;
+
+/** Where a new service keeps its data: a new PGlite folder, or a freshly seeded database. */
+async function freshStore(): Promise<Record<string, string>> {
+  if (args.embedded) {
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    dataDir = mkdtempSync(join(tmpdir(), 'petstore-webhooks-'));
+    return { PGLITE_DIR: dataDir };
+  }
+  const url = await seedBenchDatabase(args.database, 'petstore_webhooks', DEFAULT_BENCH_PETS);
+  return { DATABASE_URL: url };
+}
+
+/** The service on a fresh store, once ready: no endpoint of an earlier phase remains. */
 async function freshService() {
-  const databaseUrl = await seedBenchDatabase(
-    args.database,
-    'petstore_webhooks',
-    DEFAULT_BENCH_PETS,
-  );
   const server = startService(
     {
+      ...(await freshStore()),
       PORT: String(PORT),
       METRICS_PORT: String(METRICS),
-      DATABASE_URL: databaseUrl,
       API_KEYS: KEY,
       RATE_LIMIT: 'off',
       WEBHOOK_ALLOW_PRIVATE: 'true',
     },
     serverCore,
   );
-  await waitUntilAnswering(`http://127.0.0.1:${String(PORT)}/readyz`, {});
+  await waitUntilAnswering(`http://127.0.0.1:${String(PORT)}/readyz`, {}, 300_000);
   return server;
 }
 
@@ -123,8 +146,10 @@ try {
       const postgresBefore = postgresCpuSeconds();
       const m = await measure(server.pid ?? 0, PORT, requests, load);
       const postgres = ((postgresCpuSeconds() - postgresBefore) * 1e6) / (m.rps * load.duration);
+      // PGlite runs inside the service: its CPU is the service's.
+      const database = args.embedded ? 'in it' : postgres.toFixed(0);
       lines.push(
-        `| ${String(endpoints)} | ${m.rps.toFixed(0)} | ${String(m.p99)} | ${m.cpuUsPerRequest.toFixed(0)} / ${postgres.toFixed(0)} | ${m.peakRssMiB.toFixed(0)} |`,
+        `| ${String(endpoints)} | ${m.rps.toFixed(0)} | ${String(m.p99)} | ${m.cpuUsPerRequest.toFixed(0)} / ${database} | ${m.peakRssMiB.toFixed(0)} |`,
       );
     } finally {
       await stop(server);
@@ -164,14 +189,36 @@ try {
       '',
       `One endpoint at 500 creates/s for 20 s (${steady.rps.toFixed(0)}/s sent): ${String(received)} delivered; lag of this phase's ${String(after.count)} deliveries ${after.p50} (p50), ${after.p99} (p99).`,
     );
+    // The same beside 20 dead endpoints, each holding its 10 attempts open until they time out.
+    await register(DEAD_ENDPOINTS, deadHook);
+    const beforeDead = await lagBuckets();
+    received = 0;
+    const beside = await measure(
+      server.pid ?? 0,
+      PORT,
+      [{ path: '/v1/pets', method: 'POST', body: NEW_PET }],
+      { ...load, duration: 20, overallRate: 500 },
+    );
+    await waitForDeliveries(Math.round(beside.rps * 20), 60_000);
+    const healthy = lagQuantiles(await lagBuckets(), beforeDead);
+    lines.push(
+      '',
+      `The same beside ${String(DEAD_ENDPOINTS)} dead endpoints (connections taken, never answered; ${String(held.size)} held at the end): ${String(received)} delivered to the healthy one; its lag ${healthy.p50} (p50), ${healthy.p99} (p99); service peak RSS ${beside.peakRssMiB.toFixed(0)} MiB.`,
+    );
   } finally {
     await stop(server);
   }
 } finally {
   receiver.close();
+  for (const socket of held) socket.destroy();
+  blackHole.close();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 }
 
-const setup = `the service on core ${String(serverCore)} (PostgreSQL, ${String(DEFAULT_BENCH_PETS)} pets), creates from 50 connections on core ${String(loadCore)}, one receiver in the bench's process answering 200 at once`;
+const store = args.embedded
+  ? 'PGlite, a new data folder each phase'
+  : `PostgreSQL, ${String(DEFAULT_BENCH_PETS)} pets`;
+const setup = `the service on core ${String(serverCore)} (${store}), creates from 50 connections on core ${String(loadCore)}, one receiver in the bench's process answering 200 at once`;
 const report = lines.join('\n');
 process.stdout.write(`\n${setup}\n\n${report}\n`);
 if (args.record && (loadAtStart <= QUIET_LOAD || args.noisy)) {
