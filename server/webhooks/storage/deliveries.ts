@@ -98,7 +98,8 @@ export interface ClaimedDelivery {
 }
 
 // The due deliveries of each enabled endpoint, each endpoint's taken from its own queue up to
-// its free slots, so a slow endpoint's backlog never fills a claim. Leased deliveries of other
+// its free slots, so a slow endpoint's backlog never fills a claim; only those rows are locked
+// (SKIP LOCKED), so another worker's claim can take the rest. Leased deliveries of other
 // workers count against the slots; two workers claiming at the same instant may overshoot.
 const claimStatement = statementOf(sql`
   with endpoint as (
@@ -109,23 +110,16 @@ const claimStatement = statementOf(sql`
     from webhook_endpoints w where w.enabled
   ),
   due as (
-    select d.id, d.endpoint_id, d.next_attempt_at, endpoint.free
-    from endpoint cross join lateral (
-      select id, endpoint_id, next_attempt_at from webhook_deliveries d
-      where d.endpoint_id = endpoint.id and d.status = 'pending' and d.next_attempt_at <= now()
+    select d.id from endpoint cross join lateral (
+      select id from webhook_deliveries d
+      where endpoint.free > 0
+        and d.endpoint_id = endpoint.id and d.status = 'pending' and d.next_attempt_at <= now()
         and (d.lease_until is null or d.lease_until <= now())
-      order by d.next_attempt_at, d.id limit ${MAX_IN_FLIGHT_PER_ENDPOINT}
+      order by d.next_attempt_at, d.id limit endpoint.free
       for update skip locked
     ) d
-    where endpoint.free > 0
   ),
-  chosen as (
-    select id from (
-      select id, free, row_number() over (partition by endpoint_id order by next_attempt_at, id) as n
-      from due
-    ) ranked where n <= free
-    limit ${sql.placeholder('limit')}::int
-  ),
+  chosen as (select id from due limit ${sql.placeholder('limit')}::int),
   leased as (
     update webhook_deliveries d
     set lease_until = now() + make_interval(secs => ${sql.placeholder('leaseSeconds')}::float8),
