@@ -132,6 +132,17 @@ const load: LoadSettings = {
   core: loadCore,
   pets: DEFAULT_BENCH_PETS,
 };
+
+/** 500 creates a second for 20 s, then the lag of what was delivered meanwhile. */
+async function steadyLoad(pid: number) {
+  const before = await lagBuckets();
+  received = 0;
+  const requests = [{ path: '/v1/pets', method: 'POST' as const, body: NEW_PET }];
+  const m = await measure(pid, PORT, requests, { ...load, duration: 20, overallRate: 500 });
+  await waitForDeliveries(Math.round(m.rps * 20), 60_000);
+  return { sent: m.rps, peakRssMiB: m.peakRssMiB, lag: lagQuantiles(await lagBuckets(), before) };
+}
+
 try {
   lines.push(
     '| endpoints | creates/s | p99 ms | CPU µs a create, service / PostgreSQL | peak RSS MiB |',
@@ -175,35 +186,17 @@ try {
       `One endpoint, creates as fast as they go for 10 s: ${String(created)} created (${burst.rps.toFixed(0)}/s); ${String(received)} delivered, the last ${drainSeconds.toFixed(1)} s after the creates ended, ${(received / (load.duration + drainSeconds)).toFixed(0)} deliveries/s end to end; lag ${burstLag.p50} (p50), ${burstLag.p99} (p99); service RSS ${rssMiB(server.pid ?? 0).toFixed(0)} MiB.`,
     );
     // Then 500 changes a second for 20 s: the lag a steady load sees.
-    const before = await lagBuckets();
-    received = 0;
-    const steady = await measure(
-      server.pid ?? 0,
-      PORT,
-      [{ path: '/v1/pets', method: 'POST', body: NEW_PET }],
-      { ...load, duration: 20, overallRate: 500 },
-    );
-    await waitForDeliveries(Math.round(steady.rps * 20), 60_000);
-    const after = lagQuantiles(await lagBuckets(), before);
+    const steady = await steadyLoad(server.pid ?? 0);
     lines.push(
       '',
-      `One endpoint at 500 creates/s for 20 s (${steady.rps.toFixed(0)}/s sent): ${String(received)} delivered; lag of this phase's ${String(after.count)} deliveries ${after.p50} (p50), ${after.p99} (p99).`,
+      `One endpoint at 500 creates/s for 20 s (${steady.sent.toFixed(0)}/s sent): ${String(received)} delivered; lag of this phase's ${String(steady.lag.count)} deliveries ${steady.lag.p50} (p50), ${steady.lag.p99} (p99).`,
     );
     // The same beside 20 dead endpoints, each holding its 10 attempts open until they time out.
     await register(DEAD_ENDPOINTS, deadHook);
-    const beforeDead = await lagBuckets();
-    received = 0;
-    const beside = await measure(
-      server.pid ?? 0,
-      PORT,
-      [{ path: '/v1/pets', method: 'POST', body: NEW_PET }],
-      { ...load, duration: 20, overallRate: 500 },
-    );
-    await waitForDeliveries(Math.round(beside.rps * 20), 60_000);
-    const healthy = lagQuantiles(await lagBuckets(), beforeDead);
+    const beside = await steadyLoad(server.pid ?? 0);
     lines.push(
       '',
-      `The same beside ${String(DEAD_ENDPOINTS)} dead endpoints (connections taken, never answered; ${String(held.size)} held at the end): ${String(received)} delivered to the healthy one; its lag ${healthy.p50} (p50), ${healthy.p99} (p99); service peak RSS ${beside.peakRssMiB.toFixed(0)} MiB.`,
+      `The same beside ${String(DEAD_ENDPOINTS)} dead endpoints (connections taken, never answered; ${String(held.size)} held at the end): ${String(received)} delivered to the healthy one; its lag ${beside.lag.p50} (p50), ${beside.lag.p99} (p99); service peak RSS ${beside.peakRssMiB.toFixed(0)} MiB.`,
     );
   } finally {
     await stop(server);
