@@ -2,7 +2,7 @@ import type { Sql } from 'postgres';
 import type { DatabaseBudget } from '../deadline.js';
 import type { Transactor } from '../runner.js';
 import { readingsAfter } from './readings-after.js';
-import { withinTime } from './within-time.js';
+import { withinTime } from '../within-time.js';
 import type { Replica, ReplicaState } from './replica.js';
 import { readPrimaryPosition } from './wal-position.js';
 

@@ -2,7 +2,7 @@ import { EventEmitter, once } from 'node:events';
 import { Socket } from 'node:net';
 import type postgres from 'postgres';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { withTimeout } from '../../server/support/timeout.js';
+import { withinTime } from '../../db/within-time.js';
 import { describeOnPostgres, postgresTarget } from '../helpers/database.js';
 import { connectionReset, POSTGRES_DRIVERS, tracedConnection } from '../helpers/postgres-driver.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
@@ -105,7 +105,7 @@ describeOnPostgres('postgres.js when its connections are cut', () => {
           await proxy.cut();
           await closed;
           await proxy.restore();
-          const reserved = await withTimeout(waiting, 5_000);
+          const reserved = await withinTime(waiting, 5_000);
           expect(await reserved`select 1 as one`).toEqual([{ one: 1 }]);
           reserved.release();
           holder.release();
@@ -124,7 +124,7 @@ describeOnPostgres('postgres.js when its connections are cut', () => {
           await proxy.cut();
           await expect(single.reserve()).rejects.toMatchObject({ code: 'ECONNREFUSED' });
           await proxy.restore();
-          expect(await withTimeout(single`select 1 as one`, 5_000)).toEqual([{ one: 1 }]);
+          expect(await withinTime(single`select 1 as one`, 5_000)).toEqual([{ one: 1 }]);
         } finally {
           await single.end({ timeout: 1 });
         }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { withTimeout } from '../../server/support/timeout.js';
+import { withinTime } from '../../db/within-time.js';
 import { describeOnPostgres } from '../helpers/database.js';
 import { connectionReset, POSTGRES_DRIVERS, tracedConnection } from '../helpers/postgres-driver.js';
 
@@ -27,9 +27,9 @@ describeOnPostgres('postgres.js when a socket fails', () => {
           () => undefined,
           () => reserved`rollback`.catch((error: unknown) => error),
         );
-        expect(await withTimeout(rollback, 5_000)).toMatchObject({ code: 'CONNECTION_CLOSED' });
+        expect(await withinTime(rollback, 5_000)).toMatchObject({ code: 'CONNECTION_CLOSED' });
         reserved.release();
-        expect(await withTimeout(single`select 2 as two`, 5_000)).toEqual([{ two: 2 }]);
+        expect(await withinTime(single`select 2 as two`, 5_000)).toEqual([{ two: 2 }]);
       } finally {
         await single.end({ timeout: 1 });
       }

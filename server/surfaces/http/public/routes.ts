@@ -4,7 +4,7 @@ import type { PublicEndpoint } from '../pipeline/endpoint.js';
 import { sendError, sendJson } from '../pipeline/respond.js';
 import { summarizeError } from '../../../support/error-summary.js';
 import type { Logger } from '../../../support/logger.js';
-import { withTimeout } from '../../../support/timeout.js';
+import { withinTime } from '../../../../db/within-time.js';
 import { docsRoutes } from './docs.js';
 
 type PublicRoute = PublicEndpoint['serve'];
@@ -37,7 +37,7 @@ function readiness(database: DatabaseHandle, prepared: () => boolean, logger: Lo
   return async (_req, res, state) => {
     try {
       if (!prepared()) throw NOT_PREPARED;
-      await withTimeout(database.ping(), READY_TIMEOUT_MS);
+      await withinTime(database.ping(), READY_TIMEOUT_MS);
     } catch (cause) {
       if (ready) {
         logger.warn(
