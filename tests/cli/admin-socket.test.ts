@@ -112,9 +112,9 @@ describe('the admin socket', () => {
     const silent = createServer(() => undefined);
     await new Promise<void>((resolve) => silent.listen(path, resolve));
     try {
-      const started = performance.now();
+      // A hang would run into the test's own timeout; a duration asserted here is a loaded
+      // machine's to miss.
       await expect(askAdminSocket(path, ['list'], 300)).rejects.toThrow(/did not answer/);
-      expect(performance.now() - started).toBeLessThan(3_000);
     } finally {
       silent.close();
     }
