@@ -11,9 +11,7 @@ import { webhookNotFound } from '../domain/endpoints.js';
 import { NotFoundError } from '../../domain/errors.js';
 import { defineMutation } from '../../operations/define.js';
 import { definePagedList } from '../../operations/paged-list.js';
-
-const BETA = 'Beta: it may still change before it is declared stable.';
-const NOT_FOUND = 'No webhook endpoint has this id.';
+import { BETA, NOT_FOUND } from './texts.js';
 
 export const listWebhookDeliveries = definePagedList({
   scope: 'read',

@@ -30,11 +30,10 @@ import {
 import { performIdempotently } from '../../domain/idempotency/replay.js';
 import { defineMutation, defineQuery } from '../../operations/define.js';
 import { definePagedList } from '../../operations/paged-list.js';
+import { BETA, NOT_FOUND } from './texts.js';
 
 const URL_REFUSED =
   'Invalid fields, or a `url` that is not `https:`, holds credentials, is longer than 2,048 characters or whose host is or resolves to a loopback, private, link-local, unique-local, multicast or unspecified address.';
-const NOT_FOUND = 'No webhook endpoint has this id.';
-const BETA = 'Beta: it may still change before it is declared stable.';
 
 export const createWebhook = defineMutation({
   scope: 'write',
