@@ -1,6 +1,7 @@
 import { createHmac, createSecretKey, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { InvalidError } from '../domain/errors.js';
+import { validate } from '../domain/schemas/validate.js';
 
 /**
  * Used when CURSOR_SECRET is not configured. A cursor only grants what the query parameters
@@ -60,7 +61,7 @@ export function createCursorCodec(secret: string) {
     } catch {
       throw badCursor('not a cursor issued by this service', cursor);
     }
-    const parsed = PayloadSchema.safeParse(decoded);
+    const parsed = validate(PayloadSchema, decoded);
     if (!parsed.success) throw badCursor('not a cursor issued by this service', cursor);
     return parsed.data;
   };

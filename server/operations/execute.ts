@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { InvalidError } from '../domain/errors.js';
+import { validate } from '../domain/schemas/validate.js';
 import { requireCaller, type Context } from './context.js';
 import type { Operation } from './define.js';
 import { perform } from './perform.js';
@@ -17,10 +18,10 @@ export async function execute<O extends z.ZodType>(
   rawInput: unknown,
 ): Promise<z.output<O>> {
   requireCaller(ctx, operation.scope);
-  const input = operation.input.safeParse(rawInput);
+  const input = validate(operation.input, rawInput);
   if (!input.success) throw new InvalidError('Invalid input', { cause: input.error });
   const data: unknown = await ctx.budget.within(() => perform(operation, ctx, input.data));
-  const output = operation.output.safeParse(data);
+  const output = validate(operation.output, data);
   if (!output.success) {
     // Not the caller's doing: the surfaces answer it as any unexpected error, a 500.
     throw new Error('Output validation failed', { cause: output.error });

@@ -3,6 +3,7 @@ import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
 import { isFeedBatch } from '../../../domain/events/feed.js';
 import type { EventBody } from '../../../domain/schemas/event.js';
+import { validate } from '../../../domain/schemas/validate.js';
 import { KeyRevokedError } from '../../../domain/events/key-watch.js';
 import { openWithin } from '../../../domain/events/streams.js';
 import type { EventRun } from '../../../domain/events/subscription.js';
@@ -24,7 +25,7 @@ const QuerySchema = z.strictObject({
 /** The query (`after`, `types`) and `Last-Event-ID` as the stream's input; the header wins. */
 function inputOf(stream: StreamOperation, query: string, lastEventId: string | undefined) {
   const params = checkedQuery(QuerySchema, query);
-  const input = stream.input.safeParse({
+  const input = validate(stream.input, {
     lastEventId: lastEventId ?? params.after,
     types: params.types?.split(','),
   });

@@ -1,5 +1,6 @@
 import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
+import { validate } from '../../../domain/schemas/validate.js';
 import type { JsonBody } from '../pipeline/body.js';
 import type { PathParams } from '../pipeline/endpoint.js';
 import { queryParameters } from '../pipeline/query-string.js';
@@ -36,7 +37,7 @@ export function queryInput(route: RestRoute | undefined, query: string): Record<
  * operation's empty query): unknown and repeated parameters are a 400, named in `issues`.
  */
 export function checkedQuery<T>(schema: z.ZodType<T>, query: string): T {
-  const parsed = schema.safeParse(queryInput(undefined, query));
+  const parsed = validate(schema, queryInput(undefined, query));
   if (!parsed.success) {
     throw new TRPCError({
       code: 'BAD_REQUEST',
