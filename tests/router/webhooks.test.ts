@@ -1,10 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pruneEvents } from '../../db/queries/events.js';
-import {
-  claimDueDeliveries,
-  fanOutEvents,
-  recordAttempt,
-} from '../../server/webhooks/storage/deliveries.js';
+import { recordAttempt } from '../../server/webhooks/storage/attempts.js';
+import { claimDueDeliveries, fanOutEvents } from '../../server/webhooks/storage/deliveries.js';
 import { webhookSettings } from '../../server/webhooks/domain/settings.js';
 import { callerFor, rejection } from '../helpers/caller.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';

@@ -3,11 +3,11 @@ import {
   claimDueDeliveries,
   fanOutEvents,
   queueDepths,
-  recordAttempt,
   renewLeases,
   workWaiting,
   type ClaimedDelivery,
 } from '../storage/deliveries.js';
+import { recordAttempt } from '../storage/attempts.js';
 import { disableWebhookEndpoint } from '../storage/endpoints.js';
 import { summarizeError } from '../../support/error-summary.js';
 import type { Logger } from '../../support/logger.js';

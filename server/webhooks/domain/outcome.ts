@@ -1,4 +1,4 @@
-import type { AttemptOutcome } from '../storage/deliveries.js';
+import type { AttemptOutcome } from '../storage/attempts.js';
 import { nextRetryIn, retryAfterSeconds } from './schedule.js';
 import type { AttemptResult } from './sender.js';
 

@@ -9,13 +9,23 @@ export type DeliveryStatus = (typeof webhookDeliveryStatus.enumValues)[number];
 /** At most this many deliveries of one endpoint are leased at once. */
 export const MAX_IN_FLIGHT_PER_ENDPOINT = 10;
 
+/**
+ * An endpoint with this many deliveries pending gets no new ones until it drains: its events
+ * wait in the log (retention spares them), so a dead endpoint costs the fan-out nothing more,
+ * and the check reads at most this many entries of its queue.
+ */
+export const MAX_PENDING_PER_ENDPOINT = 200;
+
 // Each endpoint row is locked (SKIP LOCKED) by the one fan-out that advances its cursor, so two
 // instances never fan out the same events to it twice; the unique index is the last word.
 // Only events up to `settled` (lastEventId), none of which can still be preceded by a commit.
 const fanOutStatement = statementOf(sql`
   with endpoint as (
-    select id, fanned_out_through, types from webhook_endpoints
-    where fanned_out_through < ${sql.placeholder('settled')}::bigint
+    select w.id, w.fanned_out_through, w.types from webhook_endpoints w
+    where w.fanned_out_through < ${sql.placeholder('settled')}::bigint
+      and not exists (
+        select 1 from webhook_deliveries d where d.endpoint_id = w.id and d.status = 'pending'
+        order by d.next_attempt_at, d.id offset ${MAX_PENDING_PER_ENDPOINT - 1} limit 1)
     for update skip locked
   ),
   batch as (
@@ -178,55 +188,6 @@ export async function renewLeases(
     attempts: `{${held.map((delivery) => delivery.attempts).join(',')}}`,
     leaseSeconds,
   });
-}
-
-export interface AttemptOutcome {
-  status: DeliveryStatus;
-  /** For a pending one: when to try again. */
-  retryInSeconds?: number;
-  responseStatus: number | null;
-  error: string | null;
-}
-
-// Only the holder of the current attempt records it: a worker whose lease ran out and was
-// taken over records nothing (the attempt count tells them apart).
-const recordStatement = statementOf(sql`
-  with recorded as (
-    update webhook_deliveries
-    set status = ${sql.placeholder('status')}::webhook_delivery_status, lease_until = null,
-      next_attempt_at = now() + make_interval(secs => ${sql.placeholder('retryIn')}::float8),
-      last_response_status = ${sql.placeholder('responseStatus')}::int,
-      last_error = ${sql.placeholder('error')}::text
-    where id = ${sql.placeholder('id')} and attempts = ${sql.placeholder('attempts')}::int
-      and status = 'pending'
-    returning endpoint_id
-  )
-  update webhook_endpoints w
-  set failing_since = case when ${sql.placeholder('succeeded')}::boolean then null
-    else coalesce(w.failing_since, now()) end
-  from recorded where w.id = recorded.endpoint_id
-  returning w.failing_since`);
-
-/** Records an attempt's outcome; returns false when the lease was lost meanwhile. */
-export async function recordAttempt(
-  db: Database,
-  delivery: Pick<ClaimedDelivery, 'id' | 'attempts'>,
-  outcome: AttemptOutcome,
-): Promise<{ recorded: boolean; failingSince: Date | null }> {
-  const rows = await runnerOf(db).rows(recordStatement, {
-    id: delivery.id,
-    attempts: delivery.attempts,
-    status: outcome.status,
-    retryIn: outcome.retryInSeconds ?? 0,
-    responseStatus: outcome.responseStatus,
-    error: outcome.error,
-    succeeded: outcome.status === 'succeeded',
-  });
-  const [row] = rows;
-  return {
-    recorded: row !== undefined,
-    failingSince: row === undefined || row[0] === null ? null : toDate(row[0]),
-  };
 }
 
 const depthStatement = statementOf(sql`
