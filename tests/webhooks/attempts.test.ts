@@ -1,7 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { executeRows } from '../../db/database.js';
-import { recordAttempts } from '../../server/webhooks/storage/attempts.js';
+import { recordAttempt } from '../../server/webhooks/storage/attempts.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
 let database: TestDatabase;
@@ -29,46 +29,39 @@ async function attemptsOf(id: string, count: number): Promise<{ id: number; atte
 const succeeded = { status: 'succeeded', responseStatus: 200, error: null } as const;
 const failed = { status: 'pending', retryInSeconds: 5, responseStatus: 500, error: null } as const;
 
+/** The row's version (xmin changes with every write) and its failing_since. */
 const endpointRow = async (id: string) =>
   (
     await run(sql`select xmin::text as version, failing_since from webhook_endpoints
-    where id = ${id}`)
+      where id = ${id}`)
   )[0];
 
 describe('recording attempts', () => {
-  it("does not rewrite a healthy endpoint's row for its successes", async () => {
-    const [first, second] = await attemptsOf('healthy', 2);
-    if (!first || !second) throw new Error('no deliveries');
-    const before = await endpointRow('healthy');
-    const answers = await recordAttempts(database.handle.db, [
-      { delivery: first, outcome: succeeded },
-      { delivery: second, outcome: succeeded },
-    ]);
-    expect(answers).toEqual([
-      { recorded: true, failingSince: null },
-      { recorded: true, failingSince: null },
-    ]);
-    expect(await endpointRow('healthy')).toEqual(before);
+  it("rewrites an endpoint's row only when it starts or stops failing", async () => {
+    const [a, b, c, d] = await attemptsOf('endpoint', 4);
+    if (!a || !b || !c || !d) throw new Error('no deliveries');
+    const healthy = await endpointRow('endpoint');
+    expect(await recordAttempt(database.handle.db, a, succeeded)).toEqual({
+      recorded: true,
+      failingSince: null,
+    });
+    expect(await endpointRow('endpoint')).toEqual(healthy);
+
+    const first = await recordAttempt(database.handle.db, b, failed);
+    expect(first.failingSince).toBeInstanceOf(Date);
+    const failing = await endpointRow('endpoint');
+    expect(failing?.version).not.toBe(healthy?.version);
+    expect(await recordAttempt(database.handle.db, c, failed)).toEqual(first);
+    expect(await endpointRow('endpoint')).toEqual(failing);
+
+    await recordAttempt(database.handle.db, d, succeeded);
+    expect((await endpointRow('endpoint'))?.failing_since).toBeNull();
   });
 
-  it('follows the outcomes in their order, and records nothing for a lost lease', async () => {
-    const [a, b, c, d] = await attemptsOf('mixed', 4);
-    if (!a || !b || !c || !d) throw new Error('no deliveries');
-    const healed = await recordAttempts(database.handle.db, [
-      { delivery: a, outcome: failed },
-      { delivery: b, outcome: succeeded },
-    ]);
-    expect(healed.map((answer) => answer.failingSince)).toEqual([null, null]);
-    expect((await endpointRow('mixed'))?.failing_since).toBeNull();
-
-    const broken = await recordAttempts(database.handle.db, [
-      { delivery: c, outcome: succeeded },
-      { delivery: d, outcome: failed },
-      { delivery: { id: a.id, attempts: 7 }, outcome: succeeded },
-    ]);
-    expect(broken[0]?.failingSince).toBeInstanceOf(Date);
-    expect(broken[1]?.failingSince).toEqual(broken[0]?.failingSince);
-    expect(broken[2]).toEqual({ recorded: false, failingSince: null });
-    expect((await endpointRow('mixed'))?.failing_since).not.toBeNull();
+  it('records nothing for an attempt whose lease was lost', async () => {
+    const [lost] = await attemptsOf('taken-over', 1);
+    if (!lost) throw new Error('no delivery');
+    const answer = await recordAttempt(database.handle.db, { ...lost, attempts: 2 }, succeeded);
+    expect(answer).toEqual({ recorded: false, failingSince: null });
   });
 });
