@@ -9,23 +9,13 @@ export type DeliveryStatus = (typeof webhookDeliveryStatus.enumValues)[number];
 /** At most this many deliveries of one endpoint are leased at once. */
 export const MAX_IN_FLIGHT_PER_ENDPOINT = 10;
 
-/**
- * An endpoint with this many deliveries pending gets no new ones until it drains: its events
- * wait in the log (retention spares them), so a dead endpoint costs the fan-out nothing more,
- * and the check reads at most this many entries of its queue.
- */
-export const MAX_PENDING_PER_ENDPOINT = 200;
-
 // Each endpoint row is locked (SKIP LOCKED) by the one fan-out that advances its cursor, so two
 // instances never fan out the same events to it twice; the unique index is the last word.
 // Only events up to `settled` (lastEventId), none of which can still be preceded by a commit.
 const fanOutStatement = statementOf(sql`
   with endpoint as (
-    select w.id, w.fanned_out_through, w.types from webhook_endpoints w
-    where w.fanned_out_through < ${sql.placeholder('settled')}::bigint
-      and not exists (
-        select 1 from webhook_deliveries d where d.endpoint_id = w.id and d.status = 'pending'
-        order by d.next_attempt_at, d.id offset ${MAX_PENDING_PER_ENDPOINT - 1} limit 1)
+    select id, fanned_out_through, types from webhook_endpoints
+    where fanned_out_through < ${sql.placeholder('settled')}::bigint
     for update skip locked
   ),
   batch as (
