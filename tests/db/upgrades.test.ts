@@ -10,7 +10,7 @@ import { migrate as migratePostgresFrom } from 'drizzle-orm/postgres-js/migrator
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
-import { openDatabase, type DatabaseOptions } from '../../db/client.js';
+import { openDatabase, type DatabaseHandle, type DatabaseOptions } from '../../db/client.js';
 import { executeRows } from '../../db/database.js';
 import { pgliteOptions } from '../../db/embedded/client.js';
 import { DEFAULT_EMBEDDED_SETTINGS } from '../../db/embedded/settings.js';
@@ -76,6 +76,30 @@ async function upgradeTarget(): Promise<{ options: DatabaseOptions; destroy(): P
   };
 }
 
+/**
+ * A database the release of the first `count` migrations wrote (`seed`), upgraded by today's
+ * migrations and handed to `check`.
+ */
+async function upgradedFrom(
+  count: number,
+  seed: (run: Run) => Promise<void>,
+  check: (handle: DatabaseHandle) => Promise<void>,
+): Promise<void> {
+  const target = await upgradeTarget();
+  try {
+    await atOlderRelease(target.options, count, seed);
+    const handle = await openDatabase(target.options);
+    try {
+      await handle.migrate();
+      await check(handle);
+    } finally {
+      await handle.close();
+    }
+  } finally {
+    await target.destroy();
+  }
+}
+
 const REX = { name: 'Rex', categoryId: 3, status: 'pending' } as const;
 /** What createPet has always stored as the request's fingerprint. */
 const REX_HASH = createHash('sha256')
@@ -96,17 +120,15 @@ describe('an existing database upgrades in place', () => {
   ])(
     'from the first %i migrations: pets intact, keys replay the original create',
     async (count, insertKey) => {
-      const target = await upgradeTarget();
-      try {
-        let petId = 0;
-        await atOlderRelease(target.options, count, async (run) => {
+      let petId = 0;
+      await upgradedFrom(
+        count,
+        async (run) => {
           await run(insertOthers);
           petId = Number((await run(insertRex))[0]?.id);
           await run(insertKey(petId));
-        });
-        const handle = await openDatabase(target.options);
-        try {
-          await handle.migrate();
+        },
+        async (handle) => {
           const pets = await executeRows(
             handle.db,
             sql`select name, category_id::int, status, version, deleted_at from pets order by id`,
@@ -137,30 +159,24 @@ describe('an existing database upgrades in place', () => {
             'idempotent-replayed': 'true',
             location: `http://pets.test/v1/pets/${petId}`,
           });
-        } finally {
-          await handle.close();
-        }
-      } finally {
-        await target.destroy();
-      }
+        },
+      );
     },
   );
 });
 
 describe('the inventory of a database written before it existed', () => {
   it('counts the pets an older release or an import wrote, and those imported after', async () => {
-    const target = await upgradeTarget();
-    try {
-      // 0006_events is the last migration of the release before the inventory.
-      await atOlderRelease(target.options, 7, async (run) => {
+    // 0006_events is the last migration of the release before the inventory.
+    await upgradedFrom(
+      7,
+      async (run) => {
         await run(`insert into pets (name, category_id, status)
-          select 'Imported ' || g, 1, (array['available', 'pending', 'sold'])[1 + g % 3]::pet_status
-          from generate_series(1, 300) as g`);
+        select 'Imported ' || g, 1, (array['available', 'pending', 'sold'])[1 + g % 3]::pet_status
+        from generate_series(1, 300) as g`);
         await run(`update pets set deleted_at = now() where id % 10 = 0`);
-      });
-      const handle = await openDatabase(target.options);
-      try {
-        await handle.migrate();
+      },
+      async (handle) => {
         const expected = async () => {
           const rows = await executeRows<{ status: string; n: number }>(
             handle.db,
@@ -172,32 +188,26 @@ describe('the inventory of a database written before it existed', () => {
         expect(await readInventory(handle.db)).toEqual({ available: 90, pending: 90, sold: 90 });
         await handle.db.execute(
           sql`insert into pets (name, category_id, status) select 'Late ' || g, 2, 'sold'
-              from generate_series(1, 50) as g`,
+          from generate_series(1, 50) as g`,
         );
         expect(await readInventory(handle.db)).toEqual({ available: 90, pending: 90, sold: 140 });
-      } finally {
-        await handle.close();
-      }
-    } finally {
-      await target.destroy();
-    }
+      },
+    );
   });
 });
 
 describe('the names of a database written before 0016', () => {
   it('are each counted once in pet_names, deleted pets left out, once upgraded', async () => {
-    const target = await upgradeTarget();
-    try {
-      // 0015 is the last migration before the distinct names were kept.
-      await atOlderRelease(target.options, 16, async (run) => {
+    // 0015 is the last migration before the distinct names were kept.
+    await upgradedFrom(
+      16,
+      async (run) => {
         await run(`insert into pets (name, category_id, deleted_at)
-          select (array['Bella', 'BELLA', 'Zoë', 'Max von Bark'])[1 + g % 4], 1,
-            case when g % 5 = 0 then now() end
-          from generate_series(1, 300) as g`);
-      });
-      const handle = await openDatabase(target.options);
-      try {
-        await handle.migrate();
+        select (array['Bella', 'BELLA', 'Zoë', 'Max von Bark'])[1 + g % 4], 1,
+          case when g % 5 = 0 then now() end
+        from generate_series(1, 300) as g`);
+      },
+      async (handle) => {
         const names = await executeRows<{ name: string; live_pets: number }>(
           handle.db,
           sql`select name, live_pets from pet_names order by name`,
@@ -207,11 +217,7 @@ describe('the names of a database written before 0016', () => {
           { name: 'max von bark', live_pets: 60 },
           { name: 'zoë', live_pets: 60 },
         ]);
-      } finally {
-        await handle.close();
-      }
-    } finally {
-      await target.destroy();
-    }
+      },
+    );
   });
 });
