@@ -1,9 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Database } from '../../../db/database.js';
 import { runnerOf, statementOf } from '../../../db/runner.js';
-import type { ClaimedDelivery, DeliveryStatus } from './deliveries.js';
-
-const toDate = (value: unknown) => new Date(value as string | Date);
+import { toDate, type ClaimedDelivery, type DeliveryStatus } from './deliveries.js';
 
 export interface AttemptOutcome {
   status: DeliveryStatus;
@@ -15,8 +13,7 @@ export interface AttemptOutcome {
 
 // Only the holder of the current attempt records it: a worker whose lease ran out and was
 // taken over records nothing (the attempt count tells them apart). The endpoint's row is
-// written only when `failing_since` changes: a healthy endpoint's row is not rewritten for each
-// of its deliveries, which all record at once.
+// written only when `failing_since` changes, not for every success of a healthy endpoint.
 const recordStatement = statementOf(sql`
   with recorded as (
     update webhook_deliveries

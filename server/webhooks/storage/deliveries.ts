@@ -132,7 +132,7 @@ const claimStatement = statementOf(sql`
     case when w.previous_secret_expires_at > now() then w.previous_secret end, w.failing_since
   from leased join events e on e.id = leased.event_id join webhook_endpoints w on w.id = leased.endpoint_id`);
 
-const toDate = (value: unknown) => new Date(value as string | Date);
+export const toDate = (value: unknown) => new Date(value as string | Date);
 
 /** Leases at most `limit` due deliveries for `leaseSeconds`: nobody else attempts them meanwhile. */
 export async function claimDueDeliveries(
