@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pruneEvents } from '../../db/queries/events.js';
 import { recordAttempt } from '../../server/webhooks/storage/attempts.js';
-import { claimDueDeliveries, fanOutEvents } from '../../server/webhooks/storage/deliveries.js';
+import { claimDeliveries, settledEvents } from '../../server/webhooks/storage/claim.js';
 import { webhookSettings } from '../../server/webhooks/domain/settings.js';
 import { callerFor, rejection } from '../helpers/caller.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
@@ -18,6 +18,11 @@ const publicOnly = webhookSettings({ allowPrivate: false });
 const anyAddress = webhookSettings({ allowPrivate: true });
 const api = (webhooks = anyAddress, principal = writer) =>
   callerFor({ db: database.handle.db, principal, settings: { webhooks } }).caller;
+/** What a worker's look leases: due retries and the events after each endpoint's cursor. */
+const claim = async () => {
+  const { db } = database.handle;
+  return claimDeliveries(db, { limit: 100, leaseSeconds: 30, settled: await settledEvents(db) });
+};
 
 describe('webhook endpoints', () => {
   it('returns the secret at creation only, and manages the endpoint', async () => {
@@ -76,7 +81,7 @@ describe('webhook endpoints', () => {
   });
 });
 
-describe('fan-out', () => {
+describe('deliveries', () => {
   it('makes one delivery per event and subscribed endpoint, once, after the endpoint exists', async () => {
     await api().pets.create(newPet());
     const onlyCreates = await api().webhooks.create({
@@ -86,8 +91,8 @@ describe('fan-out', () => {
     const every = await api().webhooks.create({ url: 'http://127.0.0.1:9/b' });
     const pet = await api().pets.create(newPet());
     await api().pets.update({ petId: pet.id, status: 'pending' });
-    await fanOutEvents(database.handle.db, 500);
-    await fanOutEvents(database.handle.db, 500);
+    await claim();
+    expect(await claim()).toEqual([]);
     const listed = (id: string) => api().webhooks.deliveries({ webhookId: id, limit: 100 });
     expect((await listed(onlyCreates.id)).map((d) => d.type)).toEqual(['pet.created']);
     expect((await listed(every.id)).map((d) => d.type)).toEqual(['pet.updated', 'pet.created']);
@@ -103,10 +108,7 @@ describe('fan-out', () => {
       now: () => new Date(Date.now() - 25 * 3600e3),
     });
     await api().pets.create(newPet());
-    await fanOutEvents(database.handle.db, 500);
-    const [first] = (await claimDueDeliveries(database.handle.db, 100, 30)).filter(
-      (d) => d.endpointId === endpoint.id,
-    );
+    const [first] = (await claim()).filter((d) => d.endpointId === endpoint.id);
     if (!first) throw new Error('the delivery was not claimed');
     expect(first.secrets).toEqual([rotated.secret, endpoint.secret]);
     await recordAttempt(database.handle.db, first, {
@@ -117,9 +119,7 @@ describe('fan-out', () => {
     const again = await api(dayAgo).webhooks.rotateSecret({ webhookId: endpoint.id });
     const retried = { webhookId: endpoint.id, deliveryId: first.id };
     expect(await api().webhooks.retryDelivery(retried)).toEqual({ scheduled: 1 });
-    const [second] = (await claimDueDeliveries(database.handle.db, 100, 30)).filter(
-      (d) => d.endpointId === endpoint.id,
-    );
+    const [second] = (await claim()).filter((d) => d.endpointId === endpoint.id);
     expect(second?.secrets).toEqual([again.secret]);
     // The manual retry is the second attempt, not a first one again.
     expect(second?.attempts).toBe(2);
@@ -130,7 +130,7 @@ describe('fan-out', () => {
     await api().pets.create(newPet());
     const endpoint = await api().webhooks.create({ url: 'http://127.0.0.1:9/s' });
     await api().pets.create(newPet());
-    await fanOutEvents(database.handle.db, 500);
+    await claim();
     const replayed = await api().webhooks.replay({ webhookId: endpoint.id, after: '0' });
     expect(replayed).toEqual({ scheduled: 1 });
     await api().webhooks.delete({ webhookId: endpoint.id });
@@ -140,12 +140,12 @@ describe('fan-out', () => {
     const endpoint = await api().webhooks.create({ url: 'http://127.0.0.1:9/k' });
     await api().pets.create(newPet());
     await new Promise((resolve) => setTimeout(resolve, 1100));
-    await fanOutEvents(database.handle.db, 500);
+    await claim();
     await pruneEvents(database.handle.db, 1, 10_000);
     const [kept] = await api().webhooks.deliveries({ webhookId: endpoint.id, limit: 1 });
     expect(kept?.status).toBe('pending');
     await api().webhooks.update({ webhookId: endpoint.id, enabled: false });
-    const claimed = await claimDueDeliveries(database.handle.db, 100, 30);
+    const claimed = await claim();
     expect(claimed.filter((d) => d.endpointId === endpoint.id)).toEqual([]);
     // Disabled, it holds nothing back: the event goes, and its delivery with it.
     await pruneEvents(database.handle.db, 1, 10_000);

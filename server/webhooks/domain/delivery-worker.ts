@@ -1,12 +1,6 @@
 import type { Database } from '../../../db/database.js';
-import {
-  claimDueDeliveries,
-  fanOutEvents,
-  queueDepths,
-  renewLeases,
-  workWaiting,
-  type ClaimedDelivery,
-} from '../storage/deliveries.js';
+import { claimDeliveries, settledEvents, workWaiting } from '../storage/claim.js';
+import { queueDepths, renewLeases, type ClaimedDelivery } from '../storage/deliveries.js';
 import { recordAttempt } from '../storage/attempts.js';
 import { disableWebhookEndpoint } from '../storage/endpoints.js';
 import { summarizeError } from '../../support/error-summary.js';
@@ -19,13 +13,12 @@ import { attemptDelivery, createDeliveryAgent } from './sender.js';
 
 /** An endpoint whose every delivery has failed this long is disabled. */
 const FAILING_LIMIT_MS = 5 * 86_400_000;
-const FAN_OUT_BATCH = 500;
 /**
- * While deliveries are due, a fan-out runs at most this often: every look (one after each
- * finished delivery) fanning out 500 events first held one endpoint to about 100 deliveries a
- * second behind a backlog. 500 events per endpoint every 50 ms is 10,000 a second.
+ * While attempts are in flight, the log's barrier (which writers wait on) is read at most this
+ * often, and claims in between take events up to the last reading: a look after each finished
+ * delivery would otherwise take it hundreds of times a second.
  */
-const FAN_OUT_EVERY_MS = 50;
+const SETTLE_EVERY_MS = 50;
 const STOP_GRACE_MS = 2_000;
 /** The longest an idle worker waits between looks for work: other instances' commits wait this. */
 const IDLE_POLL_MS = 1_000;
@@ -36,6 +29,17 @@ const IDLE_POLL_MS = 1_000;
  */
 const LEASE_SECONDS = 8;
 const LEASE_RENEW_MS = 2_000;
+
+/** What one look for work found. */
+interface Look {
+  worked: boolean;
+  /** It took all it could: more may be waiting. */
+  more: boolean;
+  /** Some endpoint exists: without one, nothing looks until a wake. */
+  endpoints: boolean;
+  /** New events wait for the next reading of the log's barrier, due in this many ms. */
+  settleInMs?: number;
+}
 
 /**
  * The worker's settings are the deployment's (`pollMs`: each look that finds no work doubles
@@ -50,7 +54,7 @@ export interface DeliveryWorkerOptions extends WebhookSettings {
 }
 
 /**
- * Delivers webhooks from the database: fans new events out to deliveries, leases the due ones
+ * Delivers webhooks from the database: leases each endpoint's due retries and next events
  * (each endpoint at most 10 in flight, over every worker) and records each attempt. Any number
  * of processes may run it; a lease that its holder did not finish (a crash) runs out and
  * another takes the delivery over.
@@ -66,7 +70,8 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): {
   );
   const agent = createDeliveryAgent(options.allowPrivate);
   let inFlight = 0;
-  let fannedOutAt = -Infinity;
+  let settled = 0;
+  let settledAt = -Infinity;
   const held = new Map<number, ClaimedDelivery>();
   let renewal: NodeJS.Timeout | undefined;
   let stopped = false;
@@ -140,27 +145,33 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): {
   }
 
   /**
-   * One look for work: whether it found any, whether more is waiting, and whether there is any
-   * endpoint at all. Idle, it is one statement; without endpoints, the last until a wake.
+   * One look for work. Idle, it is one statement; without endpoints, the last until a wake.
    */
-  async function round(): Promise<{ worked: boolean; more: boolean; endpoints: boolean }> {
+  async function round(): Promise<Look> {
     if (!options.prepared()) return { worked: false, more: false, endpoints: true };
     const waiting = await workWaiting(db);
-    const fanOutNow =
-      waiting.fanOut && (!waiting.due || performance.now() - fannedOutAt >= FAN_OUT_EVERY_MS);
-    if (fanOutNow) fannedOutAt = performance.now();
-    const fannedOut = fanOutNow ? await fanOutEvents(db, FAN_OUT_BATCH) : 0;
     const free = options.maxInFlight - inFlight;
-    if (free <= 0 || (!waiting.due && fannedOut === 0)) {
-      return { worked: fannedOut > 0, more: false, endpoints: waiting.endpoints };
+    if (free <= 0 || (!waiting.due && !waiting.fresh)) {
+      return { worked: false, more: false, endpoints: waiting.endpoints };
     }
-    const claimed = await claimDueDeliveries(db, free, LEASE_SECONDS);
+    const sinceSettled = performance.now() - settledAt;
+    const settle = waiting.fresh && (inFlight === 0 || sinceSettled >= SETTLE_EVERY_MS);
+    if (settle) {
+      settledAt = performance.now();
+      settled = await settledEvents(db);
+    }
+    const claimed = await claimDeliveries(db, {
+      limit: free,
+      leaseSeconds: LEASE_SECONDS,
+      settled,
+    });
     for (const delivery of claimed) launch(delivery);
     failing = false;
     return {
-      worked: fannedOut > 0 || claimed.length > 0,
+      worked: claimed.length > 0,
       more: claimed.length === free,
       endpoints: true,
+      ...(waiting.fresh && !settle && { settleInMs: SETTLE_EVERY_MS - sinceSettled }),
     };
   }
 
@@ -190,15 +201,15 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): {
     dueAt = Infinity;
     looking = true;
     round().then(
-      ({ worked, more, endpoints }) => {
-        idleMs = worked
+      (found) => {
+        idleMs = found.worked
           ? options.pollMs
           : Math.min(idleMs * 2, Math.max(IDLE_POLL_MS, options.pollMs));
-        next(more, endpoints);
+        next(found);
       },
       (error: unknown) => {
-        warnOnce('could not fan out or claim webhook deliveries')(error);
-        next(false, true);
+        warnOnce('could not claim webhook deliveries')(error);
+        next({ worked: false, more: false, endpoints: true });
       },
     );
   }
@@ -207,12 +218,12 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): {
    * Without any endpoint nothing is timed: the next look is the next wake (a commit or an
    * endpoint created in this process). An instance that holds endpoints polls for all.
    */
-  function next(more: boolean, endpoints: boolean) {
+  function next({ more, endpoints, settleInMs }: Look) {
     looking = false;
     const now = lookAgain || more;
     lookAgain = false;
     if (now) wake(0);
-    else if (endpoints) wake(idleMs);
+    else if (endpoints) wake(Math.min(idleMs, settleInMs ?? Infinity));
   }
 
   // Attempts still running after a short grace are cut off: unrecorded, their leases run out

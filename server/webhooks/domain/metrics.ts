@@ -15,7 +15,7 @@ export function registerWebhookMetrics(
 ): WebhookMetrics {
   new Gauge({
     name: 'petstore_webhook_queue_depth',
-    help: 'Pending webhook deliveries per endpoint, counted when the metrics are read',
+    help: 'Webhook deliveries waiting per endpoint (pending, or their event not yet attempted), counted when the metrics are read',
     labelNames: ['endpoint'] as const,
     registers: [registry],
     async collect() {
