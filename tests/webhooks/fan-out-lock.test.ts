@@ -4,7 +4,7 @@ import { describeOnPostgres } from '../helpers/database.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 
-describeOnPostgres('a fan-out stuck on its deliveries table', () => {
+describeOnPostgres('a claim stuck on the deliveries table', () => {
   let server: TestServer;
   let receiver: Receiver;
   let session: postgres.Sql;
@@ -16,7 +16,7 @@ describeOnPostgres('a fan-out stuck on its deliveries table', () => {
     receiver = await startReceiver();
     const { options } = server.database;
     if (options.kind !== 'postgres') throw new Error('PostgreSQL only');
-    // One connection holds the lock, the other watches the fan-out wait for it.
+    // One connection holds the lock, the other watches the claim wait for it.
     session = postgres(options.url, { max: 2, onnotice: () => undefined });
   });
   afterAll(async () => {
@@ -32,7 +32,7 @@ describeOnPostgres('a fan-out stuck on its deliveries table', () => {
     expect(created.status).toBe(201);
     const ids = await session.reserve();
     try {
-      // Another session holds the deliveries table: the next fan-out waits for it.
+      // Another session holds the deliveries table: the next claim waits for it.
       await ids`begin`;
       await ids`lock table webhook_deliveries in exclusive mode`;
       const first = await server.api('POST', '/v1/pets', {
@@ -48,7 +48,7 @@ describeOnPostgres('a fan-out stuck on its deliveries table', () => {
         },
         { timeout: 10_000, interval: 20 },
       );
-      // Holding the log's barrier, the waiting fan-out would keep every write out (503s).
+      // Holding the log's barrier, the waiting claim would keep every write out (503s).
       const more = await Promise.all(
         Array.from({ length: 5 }, (_, i) =>
           server.api('POST', '/v1/pets', { body: { name: `More ${i}`, categoryId: 1 } }),

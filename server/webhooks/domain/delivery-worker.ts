@@ -7,6 +7,7 @@ import { summarizeError } from '../../support/error-summary.js';
 import type { Logger } from '../../support/logger.js';
 import type { ServiceMetrics } from '../../support/service-metrics.js';
 import { registerWebhookMetrics } from './metrics.js';
+import { scheduleLooks, type Look } from './looks.js';
 import { judgeAttempt } from './outcome.js';
 import type { WebhookSettings } from './settings.js';
 import { attemptDelivery, createDeliveryAgent } from './sender.js';
@@ -20,8 +21,6 @@ const FAILING_LIMIT_MS = 5 * 86_400_000;
  */
 const SETTLE_EVERY_MS = 50;
 const STOP_GRACE_MS = 2_000;
-/** The longest an idle worker waits between looks for work: other instances' commits wait this. */
-const IDLE_POLL_MS = 1_000;
 /**
  * A lease lasts this long unless its holder renews it, which it does every LEASE_RENEW_MS
  * while the attempt runs: a worker that dies mid-attempt has its deliveries taken over within
@@ -29,17 +28,8 @@ const IDLE_POLL_MS = 1_000;
  */
 const LEASE_SECONDS = 8;
 const LEASE_RENEW_MS = 2_000;
-
-/** What one look for work found. */
-interface Look {
-  worked: boolean;
-  /** It took all it could: more may be waiting. */
-  more: boolean;
-  /** Some endpoint exists: without one, nothing looks until a wake. */
-  endpoints: boolean;
-  /** New events wait for the next reading of the log's barrier, due in this many ms. */
-  settleInMs?: number;
-}
+/** What a look assumes right after one that found work. */
+const BUSY = { endpoints: true, fresh: true, due: true } as const;
 
 /**
  * The worker's settings are the deployment's (`pollMs`: each look that finds no work doubles
@@ -72,11 +62,11 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): {
   let inFlight = 0;
   let settled = 0;
   let settledAt = -Infinity;
+  let busy = false;
   const held = new Map<number, ClaimedDelivery>();
   let renewal: NodeJS.Timeout | undefined;
   let stopped = false;
   let failing = false;
-  let timer: NodeJS.Timeout | undefined;
   const running = new Set<Promise<void>>();
 
   const warnOnce = (message: string) => (error: unknown) => {
@@ -149,7 +139,9 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): {
    */
   async function round(): Promise<Look> {
     if (!options.prepared()) return { worked: false, more: false, endpoints: true };
-    const waiting = await workWaiting(db);
+    // Right after a look that found work, the claim itself is the look: one statement less a
+    // delivery. Idle, the cheap probe goes first.
+    const waiting = busy ? BUSY : await workWaiting(db);
     const free = options.maxInFlight - inFlight;
     if (free <= 0 || (!waiting.due && !waiting.fresh)) {
       return { worked: false, more: false, endpoints: waiting.endpoints };
@@ -167,70 +159,28 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): {
     });
     for (const delivery of claimed) launch(delivery);
     failing = false;
+    busy = claimed.length > 0;
     return {
       worked: claimed.length > 0,
       more: claimed.length === free,
       endpoints: true,
-      ...(waiting.fresh && !settle && { settleInMs: SETTLE_EVERY_MS - sinceSettled }),
+      ...(waiting.fresh && !settle && { againInMs: SETTLE_EVERY_MS - sinceSettled }),
     };
   }
 
-  // One look at a time; a wake asked for during one looks again right after it.
-  let looking = false;
-  let lookAgain = false;
-  let dueAt = Infinity;
-  let idleMs = options.pollMs;
-
-  /** Looks for work in `afterMs`, or sooner if a look is already due sooner. */
-  function wake(afterMs: number) {
-    if (stopped) return;
-    if (looking) {
-      lookAgain ||= afterMs === 0;
-      return;
-    }
-    const at = Date.now() + afterMs;
-    if (timer !== undefined && at >= dueAt) return;
-    clearTimeout(timer);
-    dueAt = at;
-    timer = setTimeout(look, afterMs);
-    timer.unref();
-  }
-
-  function look() {
-    timer = undefined;
-    dueAt = Infinity;
-    looking = true;
-    round().then(
-      (found) => {
-        idleMs = found.worked
-          ? options.pollMs
-          : Math.min(idleMs * 2, Math.max(IDLE_POLL_MS, options.pollMs));
-        next(found);
-      },
-      (error: unknown) => {
-        warnOnce('could not claim webhook deliveries')(error);
-        next({ worked: false, more: false, endpoints: true });
-      },
-    );
-  }
-
-  /**
-   * Without any endpoint nothing is timed: the next look is the next wake (a commit or an
-   * endpoint created in this process). An instance that holds endpoints polls for all.
-   */
-  function next({ more, endpoints, settleInMs }: Look) {
-    looking = false;
-    const now = lookAgain || more;
-    lookAgain = false;
-    if (now) wake(0);
-    else if (endpoints) wake(Math.min(idleMs, settleInMs ?? Infinity));
-  }
+  const looks = scheduleLooks(round, {
+    pollMs: options.pollMs,
+    failed: (error) => {
+      warnOnce('could not claim webhook deliveries')(error);
+    },
+  });
+  const wake = looks.wake;
 
   // Attempts still running after a short grace are cut off: unrecorded, their leases run out
   // and they are sent again (same webhook-id), rather than holding a shutdown for 15 s.
   async function finish() {
     stopped = true;
-    clearTimeout(timer);
+    looks.stop();
     clearInterval(renewal);
     const grace = new Promise((resolve) => setTimeout(resolve, STOP_GRACE_MS).unref());
     await Promise.race([Promise.allSettled([...running]), grace]);

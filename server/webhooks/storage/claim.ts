@@ -37,31 +37,36 @@ export async function workWaiting(db: Database): Promise<WorkWaiting> {
   return { endpoints: row?.[0] === true, fresh: row?.[1] === true, due: row?.[2] === true };
 }
 
-// Per enabled endpoint with work and a free slot, its row locked SKIP LOCKED so that one claim
-// at a time moves its cursor: its due retries first, then the events after its cursor, up to
-// its free slots and, over the endpoints taken in a random order, the claim's `limit`. A first
-// attempt's row is made already leased, and the cursor moves past it in the same statement, so
-// every event at or below a cursor has its row. A cursor moves only as fast as its endpoint
-// takes deliveries: a dead endpoint's backlog stays in the log rather than becoming rows.
+// Per enabled endpoint with work and a free slot (only those rows are locked, SKIP LOCKED, so
+// that one claim at a time moves an endpoint's cursor): its due retries first, then the events
+// after its cursor, up to its free slots and, over the endpoints taken in a random order, the
+// claim's `limit`. A first attempt's row is made already leased, and the cursor moves past it
+// in the same statement, so every event at or below a cursor has its row. A cursor moves only
+// as fast as its endpoint takes deliveries: a dead endpoint's backlog stays in the log.
 const claimStatement = statementOf(sql`
-  with locked as (
-    select w.id, w.types, w.fanned_out_through,
-      case when w.failing_since is null then ${MAX_IN_FLIGHT_PER_ENDPOINT}::int
-        else ${MAX_IN_FLIGHT_WHILE_FAILING}::int end - (
-        select count(*) from webhook_deliveries l
-        where l.endpoint_id = w.id and l.status = 'pending' and l.lease_until > now()
-      ) as free
-    from webhook_endpoints w
-    where w.enabled and (w.fanned_out_through < ${sql.placeholder('settled')}::bigint
-      or exists (select 1 from webhook_deliveries d
-        where d.endpoint_id = w.id and d.status = 'pending' and d.next_attempt_at <= now()
-          and (d.lease_until is null or d.lease_until <= now())))
-    for update skip locked
+  with open as (
+    select id, free from (
+      select w.id, case when w.failing_since is null then ${MAX_IN_FLIGHT_PER_ENDPOINT}::int
+          else ${MAX_IN_FLIGHT_WHILE_FAILING}::int end - (
+          select count(*) from webhook_deliveries l
+          where l.endpoint_id = w.id and l.status = 'pending' and l.lease_until > now()
+        ) as free
+      from webhook_endpoints w
+      where w.enabled and (w.fanned_out_through < ${sql.placeholder('settled')}::bigint
+        or exists (select 1 from webhook_deliveries d
+          where d.endpoint_id = w.id and d.status = 'pending' and d.next_attempt_at <= now()
+            and (d.lease_until is null or d.lease_until <= now())))
+    ) endpoint where free > 0
+  ),
+  locked as (
+    select w.id, w.types, w.fanned_out_through, open.free
+    from webhook_endpoints w join open on open.id = w.id
+    for update of w skip locked
   ),
   budget as (
     select id, types, fanned_out_through, least(free, greatest(
       ${sql.placeholder('limit')}::int - (sum(free) over (order by random()) - free), 0)) as free
-    from locked where free > 0
+    from locked
   ),
   retry as (
     select d.id, budget.id as endpoint_id from budget cross join lateral (
@@ -79,9 +84,12 @@ const claimStatement = statementOf(sql`
   ),
   fresh as (
     select wanted.id as endpoint_id, e.id as event_id from wanted cross join lateral (
+      -- id + 0: a filter on the rows the key's index hands over in order. As a bound of the
+      -- scan, the planner took the range for a few rows, read a backlog of thousands and
+      -- sorted it, in every claim.
       select id from events
       where wanted.want > 0 and id > wanted.fanned_out_through
-        and id <= ${sql.placeholder('settled')}::bigint
+        and id + 0 <= ${sql.placeholder('settled')}::bigint
         and (wanted.types is null or type = any(wanted.types))
       order by id limit wanted.want
     ) e
