@@ -181,11 +181,13 @@ try {
       load,
     );
     const created = Math.round(burst.rps * load.duration);
+    const duringBurst = received;
     const drainSeconds = await waitForDeliveries(created, 120_000);
+    const drainRate = (received - duringBurst) / drainSeconds;
     const burstLag = lagQuantiles(await lagBuckets());
     lines.push(
       '',
-      `One endpoint, creates as fast as they go for 10 s: ${String(created)} created (${burst.rps.toFixed(0)}/s); ${String(received)} delivered, the last ${drainSeconds.toFixed(1)} s after the creates ended, ${(received / (load.duration + drainSeconds)).toFixed(0)} deliveries/s end to end; lag ${burstLag.p50} (p50), ${burstLag.p99} (p99); service RSS ${rssMiB(server.pid ?? 0).toFixed(0)} MiB.`,
+      `One endpoint, creates as fast as they go for 10 s: ${String(created)} created (${burst.rps.toFixed(0)}/s); ${String(received)} delivered, the last ${drainSeconds.toFixed(1)} s after the creates ended, ${(received / (load.duration + drainSeconds)).toFixed(0)} deliveries/s end to end (${String(duringBurst)} during the creates, then ${drainRate.toFixed(0)}/s); lag ${burstLag.p50} (p50), ${burstLag.p99} (p99); service RSS ${rssMiB(server.pid ?? 0).toFixed(0)} MiB.`,
     );
     // Then 500 changes a second for 20 s: the lag a steady load sees.
     const steady = await steadyLoad(server.pid ?? 0);
