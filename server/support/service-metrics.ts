@@ -12,9 +12,19 @@ const DURATION_BUCKETS = [
  */
 export class DatabaseWork {
   active = 0;
+  /** Most requests pending at once since the last takePeak. */
+  peak = 0;
 
   enter(): void {
     this.active++;
+    if (this.active > this.peak) this.peak = this.active;
+  }
+
+  /** The most requests pending at once since the last call; starts the next window. */
+  takePeak(): number {
+    const peak = this.peak;
+    this.peak = this.active;
+    return peak;
   }
 
   leave(): void {

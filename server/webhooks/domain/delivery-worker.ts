@@ -9,6 +9,7 @@ import type { ServiceMetrics } from '../../support/service-metrics.js';
 import { registerWebhookMetrics } from './metrics.js';
 import { scheduleLooks, type Look } from './looks.js';
 import { judgeAttempt } from './outcome.js';
+import { requestsFirst } from './requests-first.js';
 import type { WebhookSettings } from './settings.js';
 import { attemptDelivery, createDeliveryAgent } from './sender.js';
 
@@ -29,7 +30,7 @@ const STOP_GRACE_MS = 2_000;
 const LEASE_SECONDS = 8;
 const LEASE_RENEW_MS = 2_000;
 /** What a look assumes right after one that found work. */
-const BUSY = { endpoints: true, fresh: true, due: true } as const;
+const AFTER_WORK = { endpoints: true, fresh: true, due: true } as const;
 
 /**
  * The worker's settings are the deployment's (`pollMs`: each look that finds no work doubles
@@ -62,7 +63,8 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): {
   let inFlight = 0;
   let settled = 0;
   let settledAt = -Infinity;
-  let busy = false;
+  let claimedLast = false;
+  const pace = requestsFirst(options.metrics.databaseWork);
   const held = new Map<number, ClaimedDelivery>();
   let renewal: NodeJS.Timeout | undefined;
   let stopped = false;
@@ -139,11 +141,21 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): {
    */
   async function round(): Promise<Look> {
     if (!options.prepared()) return { worked: false, more: false, endpoints: true };
+    // While the API is busy, a look that may start nothing runs no statement either.
+    const room = options.maxInFlight - inFlight;
+    const free = pace.allowance(room);
+    if (free <= 0) {
+      return {
+        worked: false,
+        more: false,
+        endpoints: true,
+        ...(room > 0 && { againInMs: pace.nextInMs() }),
+      };
+    }
     // Right after a look that found work, the claim itself is the look: one statement less a
     // delivery. Idle, the cheap probe goes first.
-    const waiting = busy ? BUSY : await workWaiting(db);
-    const free = options.maxInFlight - inFlight;
-    if (free <= 0 || (!waiting.due && !waiting.fresh)) {
+    const waiting = claimedLast ? AFTER_WORK : await workWaiting(db);
+    if (!waiting.due && !waiting.fresh) {
       return { worked: false, more: false, endpoints: waiting.endpoints };
     }
     const sinceSettled = performance.now() - settledAt;
@@ -158,8 +170,9 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): {
       settled,
     });
     for (const delivery of claimed) launch(delivery);
+    pace.spend(claimed.length);
     failing = false;
-    busy = claimed.length > 0;
+    claimedLast = claimed.length > 0;
     return {
       worked: claimed.length > 0,
       more: claimed.length === free,

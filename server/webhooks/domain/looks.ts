@@ -8,7 +8,7 @@ export interface Look {
   more: boolean;
   /** Some endpoint exists: without one, nothing looks until a wake. */
   endpoints: boolean;
-  /** New events wait for the next reading of the log's barrier, due in this many ms. */
+  /** Work waits a moment: the next reading of the log's barrier, or the API's turn. */
   againInMs?: number;
 }
 
