@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { executeRows } from '../../db/database.js';
 import { recordAttempt } from '../../server/webhooks/storage/attempts.js';
 import { claimDeliveries, settledEvents } from '../../server/webhooks/storage/claim.js';
-import type { ClaimedDelivery } from '../../server/webhooks/storage/deliveries.js';
+import { queueDepths, type ClaimedDelivery } from '../../server/webhooks/storage/deliveries.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
 let database: TestDatabase;
@@ -78,6 +78,8 @@ describe('claiming deliveries', () => {
     const first = ofEndpoint(await claim(), 'backlog');
     expect(first.map((delivery) => delivery.attempts)).toEqual(Array(10).fill(1));
     expect(await rowsOf('backlog')).toEqual({ n: 10 });
+    // The queue counts the 15 events not yet attempted beside the 10 in flight.
+    expect((await queueDepths(database.handle.db)).get('backlog')).toBe(25);
     expect(ofEndpoint(await claim(), 'backlog')).toEqual([]);
     for (const delivery of first) await succeeded(delivery);
     const second = ofEndpoint(await claim(), 'backlog');
