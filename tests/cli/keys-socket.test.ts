@@ -92,9 +92,8 @@ describeOnEmbedded(
     it('survives a socket file left by kill -9: the command falls back, the service starts', async () => {
       await (await startService()).kill();
       expect(existsSync(socketPath)).toBe(true);
-      const started = performance.now();
+      // A refused connection falls back at once; a command that hung instead fails the test.
       await create('after crash');
-      expect(performance.now() - started).toBeLessThan(20_000);
 
       await (await startService()).kill();
       expect(existsSync(socketPath)).toBe(true);
