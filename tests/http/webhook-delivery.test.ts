@@ -210,7 +210,8 @@ describe('webhook delivery', () => {
     const holeHook = await register(s, hole.url);
     for (const other of holes.slice(1)) await register(s, other.url);
     const hook = await register(s, healthy.url);
-    // Past the timeout (15 s in production), while each hole holds its 10 slots.
+    // Past the timeout (15 s in production): each hole holds 10 slots until its first attempts
+    // time out, then one while it fails.
     for (let i = 1; i <= 25; i++) {
       const sent = Date.now();
       await createPet(s);

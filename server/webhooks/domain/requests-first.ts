@@ -11,8 +11,9 @@ const LOOK_WHILE_BUSY_MS = 50;
  * Deliveries give way to the API's requests: while BUSY_REQUESTS or more have waited on the
  * database at once since its last look, a process starts at most
  * DELIVERIES_PER_SECOND_WHILE_BUSY deliveries a second (a token bucket holding a tenth of a
- * second's), so a burst of writes keeps the machine and the deliveries catch up after it. A rate rather than a count in flight: slow endpoints holding their slots
- * never take a healthy endpoint's turn.
+ * second's), so a burst of writes keeps the machine and the deliveries catch up after it. A
+ * rate rather than a count in flight: slow endpoints holding their slots never take a healthy
+ * endpoint's turn.
  */
 export function requestsFirst(work: DatabaseWork, now: () => number = () => performance.now()) {
   const burst = DELIVERIES_PER_SECOND_WHILE_BUSY / 10;
