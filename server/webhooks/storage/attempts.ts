@@ -1,7 +1,12 @@
 import { sql } from 'drizzle-orm';
 import type { Database } from '../../../db/database.js';
 import { runnerOf, statementOf } from '../../../db/runner.js';
-import { toDate, type ClaimedDelivery, type DeliveryStatus } from './deliveries.js';
+import {
+  toDate,
+  unflushedCommit,
+  type ClaimedDelivery,
+  type DeliveryStatus,
+} from './deliveries.js';
 
 export interface AttemptOutcome {
   status: DeliveryStatus;
@@ -23,7 +28,7 @@ const recordStatement = statementOf(sql`
       last_error = ${sql.placeholder('error')}::text
     where id = ${sql.placeholder('id')} and attempts = ${sql.placeholder('attempts')}::int
       and status = 'pending'
-    returning endpoint_id
+    returning endpoint_id, ${unflushedCommit}
   ),
   changed as (
     update webhook_endpoints w

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Database } from '../../../db/database.js';
 import { runnerOf, statementOf } from '../../../db/runner.js';
 import { lastEventId, type EventType } from '../../../db/queries/events.js';
-import { toDate, type ClaimedDelivery } from './deliveries.js';
+import { toDate, unflushedCommit, type ClaimedDelivery } from './deliveries.js';
 
 /** At most this many deliveries of one endpoint are leased at once. */
 export const MAX_IN_FLIGHT_PER_ENDPOINT = 10;
@@ -63,10 +63,11 @@ const claimStatement = statementOf(sql`
     from webhook_endpoints w join open on open.id = w.id
     for update of w skip locked
   ),
+  unflushed as (select ${unflushedCommit}),
   budget as (
     select id, types, fanned_out_through, least(free, greatest(
       ${sql.placeholder('limit')}::int - (sum(free) over (order by random()) - free), 0)) as free
-    from locked
+    from locked cross join unflushed
   ),
   retry as (
     select d.id, budget.id as endpoint_id from budget cross join lateral (

@@ -22,6 +22,14 @@ export interface ClaimedDelivery {
 
 export const toDate = (value: unknown) => new Date(value as string | Date);
 
+/**
+ * Ends the statement's transaction without waiting for its commit to reach the disk. The
+ * delivery worker's writes take it: a crash can lose only the last few, and what they recorded
+ * is then done again, each delivery sent anew under its same `webhook-id` (at least once). A
+ * commit that waited would be a disk flush the API's own commits queue behind.
+ */
+export const unflushedCommit = sql`set_config('synchronous_commit', 'off', true)`;
+
 const renewStatement = statementOf(sql`
   update webhook_deliveries d
   set lease_until = now() + make_interval(secs => ${sql.placeholder('leaseSeconds')}::float8)
