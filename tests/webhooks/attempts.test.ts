@@ -1,6 +1,8 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { executeRows } from '../../db/database.js';
+import { statementOf, transaction, type Runner } from '../../db/runner.js';
+import { claimDeliveries, settledEvents } from '../../server/webhooks/storage/claim.js';
 import { recordAttempt } from '../../server/webhooks/storage/attempts.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
@@ -63,5 +65,22 @@ describe('recording attempts', () => {
     if (!lost) throw new Error('no delivery');
     const answer = await recordAttempt(database.handle.db, { ...lost, attempts: 2 }, succeeded);
     expect(answer).toEqual({ recorded: false, failingSince: null });
+  });
+
+  it('commits claims and outcomes without waiting for the disk', async () => {
+    const [delivery] = await attemptsOf('unflushed', 1);
+    if (!delivery) throw new Error('no delivery');
+    const settled = await settledEvents(database.handle.db);
+    const commitSetting = statementOf(sql`select current_setting('synchronous_commit')`);
+    // What the transaction of each statement commits with, read before it ends.
+    const settingAfter = (work: (tx: Runner) => Promise<unknown>) =>
+      transaction(database.handle.db, async (tx) => {
+        await work(tx);
+        return (await tx.rows(commitSetting))[0]?.[0];
+      });
+    expect(await settingAfter((tx) => recordAttempt(tx, delivery, succeeded))).toBe('off');
+    expect(
+      await settingAfter((tx) => claimDeliveries(tx, { limit: 10, leaseSeconds: 8, settled })),
+    ).toBe('off');
   });
 });

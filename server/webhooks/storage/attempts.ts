@@ -1,6 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { Database } from '../../../db/database.js';
-import { runnerOf, statementOf } from '../../../db/runner.js';
+import { runnerFor, statementOf, type Queryable } from '../../../db/runner.js';
 import {
   toDate,
   unflushedCommit,
@@ -50,13 +49,13 @@ export interface RecordedAttempt {
   failingSince: Date | null;
 }
 
-/** Records an attempt's outcome. */
+/** Records an attempt's outcome (on the database, or in a transaction of it). */
 export async function recordAttempt(
-  db: Database,
+  on: Queryable,
   delivery: Pick<ClaimedDelivery, 'id' | 'attempts'>,
   outcome: AttemptOutcome,
 ): Promise<RecordedAttempt> {
-  const [row] = await runnerOf(db).rows(recordStatement, {
+  const [row] = await runnerFor(on).rows(recordStatement, {
     id: delivery.id,
     attempts: delivery.attempts,
     status: outcome.status,

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Database } from '../../../db/database.js';
-import { runnerOf, statementOf } from '../../../db/runner.js';
+import { runnerFor, runnerOf, statementOf, type Queryable } from '../../../db/runner.js';
 import { lastEventId, type EventType } from '../../../db/queries/events.js';
 import { toDate, unflushedCommit, type ClaimedDelivery } from './deliveries.js';
 
@@ -146,10 +146,10 @@ export const settledEvents = lastEventId;
  * due retries first, then first attempts of the events after each endpoint's cursor.
  */
 export async function claimDeliveries(
-  db: Database,
+  on: Queryable,
   options: ClaimOptions,
 ): Promise<ClaimedDelivery[]> {
-  const rows = await runnerOf(db).rows(claimStatement, { ...options });
+  const rows = await runnerFor(on).rows(claimStatement, { ...options });
   return rows.map((row) => ({
     id: Number(row[0]),
     endpointId: row[1] as string,
