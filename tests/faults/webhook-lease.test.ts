@@ -70,3 +70,80 @@ describe('webhook leases, two instances on one database', () => {
     expect(receiver.count()).toBe(1);
   }, 40_000);
 });
+
+describe('a webhook lease its own worker took over', () => {
+  let database: TestDatabase;
+  let server: TestServer;
+  let receiver: Receiver;
+  const answers: ((status: number) => void)[] = [];
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    server = await startTestServer({
+      database,
+      webhooks: { allowPrivate: true, timeoutMs: 60_000, pollMs: 20 },
+    });
+    // The first two attempts wait for the test to answer them.
+    receiver = await startReceiver((n) =>
+      n < 2 ? new Promise((resolve) => answers.push(resolve)) : 200,
+    );
+  });
+  afterAll(async () => {
+    for (const answer of answers) answer(200);
+    await receiver.close();
+    await server.close();
+  });
+
+  const deliveryRow = async () => {
+    const [row] = await executeRows<{ attempts: number; lease: string }>(
+      database.handle.db,
+      sql`select attempts, lease_until::text as lease from webhook_deliveries`,
+    );
+    return row;
+  };
+  const lostAttempts = async () => {
+    const metric = server.app.metrics.registry.getSingleMetric('petstore_webhook_attempts_total');
+    const values = (await metric?.get())?.values ?? [];
+    return values.find((value) => value.labels.outcome === 'lost')?.value ?? 0;
+  };
+
+  it('keeps renewing the newer attempt after the older one ends', async () => {
+    await server.api('POST', '/v1/webhooks', {
+      body: { url: receiver.url, types: ['pet.created'] },
+    });
+    await server.api('POST', '/v1/pets', { body: { name: 'Twice', categoryId: 1 } });
+    await receiver.waitFor(1);
+    // The first attempt's lease runs out behind its worker's back (as a database stalled past
+    // the renewals would leave it), so the same worker claims the delivery again.
+    await vi.waitFor(
+      async () => {
+        await executeRows(
+          database.handle.db,
+          sql`update webhook_deliveries set lease_until = now() - interval '1 second'
+              where attempts = 1`,
+        );
+        await receiver.waitFor(2, 1_500);
+      },
+      { timeout: 30_000 },
+    );
+    answers[0]?.(200);
+    await vi.waitFor(
+      async () => {
+        expect(await lostAttempts()).toBe(1);
+      },
+      { timeout: 10_000 },
+    );
+    // The second attempt still runs: its lease is renewed, more than once, and not taken over.
+    const leases = new Set<string>();
+    await vi.waitFor(
+      async () => {
+        const row = await deliveryRow();
+        expect(row?.attempts).toBe(2);
+        if (row) leases.add(row.lease);
+        expect(leases.size).toBeGreaterThanOrEqual(3);
+      },
+      { timeout: 15_000, interval: 200 },
+    );
+    expect(receiver.count()).toBe(2);
+  }, 70_000);
+});

@@ -65,7 +65,9 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): {
   let settledAt = -Infinity;
   let claimedLast = false;
   const pace = requestsFirst(options.metrics.databaseWork);
-  const held = new Map<number, ClaimedDelivery>();
+  // The attempts themselves, not their ids: a delivery whose lease ran out may be claimed again
+  // while its older attempt still runs, and that attempt's end must not drop the newer lease.
+  const held = new Set<ClaimedDelivery>();
   let renewal: NodeJS.Timeout | undefined;
   let stopped = false;
   let failing = false;
@@ -113,7 +115,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): {
         renewal = undefined;
         return;
       }
-      renewLeases(db, [...held.values()], LEASE_SECONDS).catch(
+      renewLeases(db, [...held], LEASE_SECONDS).catch(
         warnOnce('could not renew webhook delivery leases'),
       );
     }, LEASE_RENEW_MS);
@@ -122,13 +124,13 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): {
 
   function launch(delivery: ClaimedDelivery) {
     inFlight++;
-    held.set(delivery.id, delivery);
+    held.add(delivery);
     holdLeases();
     const task = deliver(delivery)
       .catch(warnOnce('could not record a webhook delivery'))
       .finally(() => {
         inFlight--;
-        held.delete(delivery.id);
+        held.delete(delivery);
         running.delete(task);
         // A free slot may let a due delivery go now rather than at the next poll.
         wake(0);
