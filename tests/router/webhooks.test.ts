@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pruneEvents } from '../../db/queries/events.js';
-import { recordAttempt } from '../../server/webhooks/storage/attempts.js';
+import { recordAttempts } from '../../server/webhooks/storage/attempts.js';
 import { claimDeliveries, settledEvents } from '../../server/webhooks/storage/claim.js';
 import { webhookSettings } from '../../server/webhooks/domain/settings.js';
 import { callerFor, rejection } from '../helpers/caller.js';
@@ -111,11 +111,9 @@ describe('deliveries', () => {
     const [first] = (await claim()).filter((d) => d.endpointId === endpoint.id);
     if (!first) throw new Error('the delivery was not claimed');
     expect(first.secrets).toEqual([rotated.secret, endpoint.secret]);
-    await recordAttempt(database.handle.db, first, {
-      status: 'failed',
-      responseStatus: 500,
-      error: null,
-    });
+    await recordAttempts(database.handle.db, [
+      { delivery: first, outcome: { status: 'failed', responseStatus: 500, error: null } },
+    ]);
     const again = await api(dayAgo).webhooks.rotateSecret({ webhookId: endpoint.id });
     const retried = { webhookId: endpoint.id, deliveryId: first.id };
     expect(await api().webhooks.retryDelivery(retried)).toEqual({ scheduled: 1 });

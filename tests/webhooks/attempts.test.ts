@@ -3,7 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { executeRows } from '../../db/database.js';
 import { statementOf, transaction, type Runner } from '../../db/runner.js';
 import { claimDeliveries, settledEvents } from '../../server/webhooks/storage/claim.js';
-import { recordAttempt } from '../../server/webhooks/storage/attempts.js';
+import {
+  recordAttempts,
+  type AttemptOutcome,
+  type FinishedAttempt,
+} from '../../server/webhooks/storage/attempts.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
 let database: TestDatabase;
@@ -27,6 +31,17 @@ async function attemptsOf(id: string, count: number): Promise<{ id: number; atte
     returning id`);
   return rows.map((row) => ({ id: Number(row.id), attempts: 1 }));
 }
+
+/** One attempt's outcome, recorded alone. */
+const recordAttempt = async (
+  on: Parameters<typeof recordAttempts>[0],
+  delivery: FinishedAttempt['delivery'],
+  outcome: AttemptOutcome,
+) => {
+  const [answer] = await recordAttempts(on, [{ delivery, outcome }]);
+  if (!answer) throw new Error('no answer');
+  return answer;
+};
 
 const succeeded = { status: 'succeeded', responseStatus: 200, error: null } as const;
 const failed = { status: 'pending', retryInSeconds: 5, responseStatus: 500, error: null } as const;
@@ -58,6 +73,32 @@ describe('recording attempts', () => {
 
     await recordAttempt(database.handle.db, d, succeeded);
     expect((await endpointRow('endpoint'))?.failing_since).toBeNull();
+  });
+
+  it('records a batch in one statement, an answer each, the last outcome deciding', async () => {
+    const [a, b, c] = await attemptsOf('batch-one', 3);
+    const [d] = await attemptsOf('batch-two', 1);
+    if (!a || !b || !c || !d) throw new Error('no deliveries');
+    const answers = await recordAttempts(database.handle.db, [
+      { delivery: a, outcome: failed },
+      { delivery: { ...b, attempts: 2 }, outcome: succeeded },
+      { delivery: d, outcome: failed },
+      { delivery: c, outcome: succeeded },
+    ]);
+    expect(answers.map(({ recorded }) => recorded)).toEqual([true, false, true, true]);
+    // The first endpoint's last outcome was a success: it is not failing.
+    expect(answers[0]?.failingSince).toBeNull();
+    expect((await endpointRow('batch-one'))?.failing_since).toBeNull();
+    expect(answers[2]?.failingSince).toBeInstanceOf(Date);
+    expect((await endpointRow('batch-two'))?.failing_since).not.toBeNull();
+    const statuses = await run(sql`select id, status::text, last_error from webhook_deliveries
+      where endpoint_id in ('batch-one', 'batch-two') order by id`);
+    expect(statuses.map(({ status }) => status)).toEqual([
+      'pending',
+      'pending',
+      'succeeded',
+      'pending',
+    ]);
   });
 
   it('records nothing for an attempt whose lease was lost', async () => {

@@ -1,7 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { executeRows } from '../../db/database.js';
-import { recordAttempt } from '../../server/webhooks/storage/attempts.js';
+import { recordAttempts } from '../../server/webhooks/storage/attempts.js';
 import { claimDeliveries, settledEvents } from '../../server/webhooks/storage/claim.js';
 import { queueDepths, type ClaimedDelivery } from '../../server/webhooks/storage/deliveries.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
@@ -53,11 +53,9 @@ const ofEndpoint = (claimed: ClaimedDelivery[], id: string) =>
 const rowsOf = async (id: string) =>
   (await run(sql`select count(*)::int as n from webhook_deliveries where endpoint_id = ${id}`))[0];
 const succeeded = (delivery: { id: number; attempts: number }) =>
-  recordAttempt(database.handle.db, delivery, {
-    status: 'succeeded',
-    responseStatus: 200,
-    error: null,
-  });
+  recordAttempts(database.handle.db, [
+    { delivery, outcome: { status: 'succeeded', responseStatus: 200, error: null } },
+  ]);
 
 describe('claiming deliveries', () => {
   it('takes only free slots, and locks no row it does not lease', async () => {

@@ -1,7 +1,6 @@
 import type { Database } from '../../../db/database.js';
 import { claimDeliveries, settledEvents, workWaiting } from '../storage/claim.js';
 import { queueDepths, renewLeases, type ClaimedDelivery } from '../storage/deliveries.js';
-import { recordAttempt } from '../storage/attempts.js';
 import { disableWebhookEndpoint } from '../storage/endpoints.js';
 import { summarizeError } from '../../support/error-summary.js';
 import type { Logger } from '../../support/logger.js';
@@ -9,6 +8,7 @@ import type { ServiceMetrics } from '../../support/service-metrics.js';
 import { registerWebhookMetrics } from './metrics.js';
 import { scheduleLooks, type Look } from './looks.js';
 import { judgeAttempt } from './outcome.js';
+import { outcomeWriter } from './outcome-writer.js';
 import { requestsFirst } from './requests-first.js';
 import type { WebhookSettings } from './settings.js';
 import { attemptDelivery, createDeliveryAgent } from './sender.js';
@@ -60,6 +60,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): {
     options.prepared() && !stopped ? queueDepths(db) : Promise.resolve(new Map<string, number>()),
   );
   const agent = createDeliveryAgent(options.allowPrivate);
+  const record = outcomeWriter(db);
   let inFlight = 0;
   let settled = 0;
   let settledAt = -Infinity;
@@ -82,7 +83,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): {
   async function deliver(delivery: ClaimedDelivery): Promise<void> {
     const result = await attemptDelivery(agent, delivery, options.timeoutMs);
     const { outcome, disable } = judgeAttempt(result, delivery.attempts, options.retryDelays);
-    const { recorded, failingSince } = await recordAttempt(db, delivery, outcome);
+    const { recorded, failingSince } = await record({ delivery, outcome });
     if (!recorded) {
       metrics.attempts.inc({ outcome: 'lost' });
       return;
