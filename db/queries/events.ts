@@ -55,7 +55,6 @@ const barrier = statementOf(sql`select pg_advisory_xact_lock(${EVENT_ORDER_LOCK}
 const pageStatement = statementOf(sql`
   select id, type, occurred_at, data from events
   where id > ${sql.placeholder('after')} order by id limit ${sql.placeholder('limit')}`);
-const lastStatement = statementOf(sql`select coalesce(max(id), 0) from events`);
 
 /**
  * Events after `after`, in id order, at most `limit`: every one whose id is below the highest
@@ -88,16 +87,16 @@ export async function settledEventsAfter(
   return (await runnerOf(db).rows(settledStatement, { after, upTo, limit })).map(toEvent);
 }
 
+const lastStatement = statementOf(sql`select settled_event_id(${EVENT_ORDER_LOCK})`);
+
 /**
  * The highest event id there is, or 0: where a stream that does not resume starts. Read past
- * the same barrier as eventsAfter, so no smaller id can still commit.
+ * the same barrier as eventsAfter, so no smaller id can still commit; one statement, which
+ * holds the barrier only inside the database (migration 0020).
  */
-export function lastEventId(db: Database): Promise<number> {
-  return transaction(db, async (tx) => {
-    await tx.rows(barrier);
-    const [row] = await tx.rows(lastStatement);
-    return Number(row?.[0] ?? 0);
-  });
+export async function lastEventId(db: Database): Promise<number> {
+  const [row] = await runnerOf(db).rows(lastStatement);
+  return Number(row?.[0] ?? 0);
 }
 
 const notifyStatement = statementOf(sql`select pg_notify(${EVENTS_CHANNEL}, '')`);
