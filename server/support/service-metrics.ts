@@ -12,23 +12,43 @@ const DURATION_BUCKETS = [
  */
 export class DatabaseWork {
   active = 0;
-  /** Most requests pending at once since the last takePeak. */
-  peak = 0;
+  /** Milliseconds with some request pending since the window began. */
+  private busyMs = 0;
+  private changedAt: number;
+  private windowFrom: number;
 
-  enter(): void {
+  /** `startedAt` on the clock enter, leave and takeBusyShare are given. */
+  constructor(startedAt = performance.now()) {
+    this.changedAt = startedAt;
+    this.windowFrom = startedAt;
+  }
+
+  enter(at: number): void {
+    this.accrue(at);
     this.active++;
-    if (this.active > this.peak) this.peak = this.active;
   }
 
-  /** The most requests pending at once since the last call; starts the next window. */
-  takePeak(): number {
-    const peak = this.peak;
-    this.peak = this.active;
-    return peak;
-  }
-
-  leave(): void {
+  leave(at: number): void {
+    this.accrue(at);
     this.active--;
+  }
+
+  /**
+   * The share of the time since the last call (0 to 1) during which some request was pending
+   * on the database; starts the next window.
+   */
+  takeBusyShare(at: number): number {
+    this.accrue(at);
+    const span = at - this.windowFrom;
+    const share = span > 0 ? this.busyMs / span : Math.min(this.active, 1);
+    this.busyMs = 0;
+    this.windowFrom = at;
+    return share;
+  }
+
+  private accrue(at: number): void {
+    if (this.active > 0) this.busyMs += at - this.changedAt;
+    this.changedAt = at;
   }
 }
 

@@ -10,7 +10,7 @@ async function gauges(metrics: ServiceMetrics): Promise<Record<string, number | 
 describe('the database pool metrics', () => {
   it('count pending requests as in use up to the pool size and the rest as waiting', async () => {
     const metrics = new ServiceMetrics(2);
-    for (let i = 0; i < 3; i++) metrics.databaseWork.enter();
+    for (let i = 0; i < 3; i++) metrics.databaseWork.enter(0);
     expect(await gauges(metrics)).toMatchObject({
       petstore_database_requests_in_flight: 3,
       petstore_database_pool_in_use: 2,
@@ -18,7 +18,7 @@ describe('the database pool metrics', () => {
       petstore_database_pool_size: 2,
     });
 
-    for (let i = 0; i < 3; i++) metrics.databaseWork.leave();
+    for (let i = 0; i < 3; i++) metrics.databaseWork.leave(1);
     expect(await gauges(metrics)).toMatchObject({
       petstore_database_requests_in_flight: 0,
       petstore_database_pool_in_use: 0,

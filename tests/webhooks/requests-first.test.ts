@@ -1,51 +1,68 @@
 import { describe, expect, it } from 'vitest';
 import {
-  BUSY_REQUESTS,
   DELIVERIES_PER_SECOND_WHILE_BUSY,
+  JUDGE_EVERY_MS,
   requestsFirst,
 } from '../../server/webhooks/domain/requests-first.js';
 import { DatabaseWork } from '../../server/support/service-metrics.js';
 
-/** A pace on a clock the test moves, with `active` requests waiting on the database. */
-function paced(active: number) {
-  const work = new DatabaseWork();
-  for (let i = 0; i < active; i++) work.enter();
+/**
+ * A pace on a clock the test moves, and an API that keeps a request on the database for
+ * `busyMs` of every 10 ms (one request at a time, as far apart as that leaves).
+ */
+function paced(busyMs: number) {
+  const work = new DatabaseWork(0);
   let now = 0;
+  const pace = requestsFirst(work, () => now);
+  /** Each look's allowance once the API was first judged. */
+  const allowances = new Set<number>();
   return {
-    pace: requestsFirst(work, () => now),
-    work,
-    after: (ms: number) => {
-      now += ms;
+    allowances,
+    /** Deliveries started over `seconds`, a look every 5 ms taking all it may. */
+    startedOver(seconds: number): number {
+      let started = 0;
+      let pending = false;
+      for (; now < seconds * 1000; now++) {
+        // A request ends `busyMs` after it began, and the next begins on the next 10 ms.
+        if (pending && now % 10 === busyMs % 10) {
+          work.leave(now);
+          pending = false;
+        }
+        if (!pending && busyMs > 0 && now % 10 === 0) {
+          work.enter(now);
+          pending = true;
+        }
+        if (now % 5 !== 0) continue;
+        const allowed = pace.allowance(2_000);
+        pace.spend(allowed);
+        started += allowed;
+        if (now > JUDGE_EVERY_MS) allowances.add(allowed);
+      }
+      return started;
     },
   };
 }
 
-/** Deliveries started over `seconds`, a look every 5 ms taking all it may. */
-function startedOver(seconds: number, { pace, after }: ReturnType<typeof paced>): number {
-  let started = 0;
-  for (let ms = 0; ms < seconds * 1000; ms += 5) {
-    const allowed = pace.allowance(2_000);
-    pace.spend(allowed);
-    started += allowed;
-    after(5);
-  }
-  return started;
-}
-
 describe('deliveries give way to requests', () => {
-  it('limits nothing while few requests wait on the database', () => {
-    expect(startedOver(1, paced(BUSY_REQUESTS - 1))).toBe(2_000 * 200);
+  it('limits nothing while requests leave the database idle part of the time', () => {
+    // Requests waiting on the database 1 ms of 10, and 7 of 10: short bursts of work.
+    expect(paced(1).startedOver(1)).toBe(2_000 * 200);
+    expect(paced(7).startedOver(1)).toBe(2_000 * 200);
   });
 
-  it('starts at most its rate while the API is busy, and all again once it is not', () => {
-    const busy = paced(BUSY_REQUESTS);
-    const started = startedOver(2, busy);
-    const burst = DELIVERIES_PER_SECOND_WHILE_BUSY / 10;
-    expect(started).toBeGreaterThanOrEqual(2 * DELIVERIES_PER_SECOND_WHILE_BUSY - burst);
-    expect(started).toBeLessThanOrEqual(2 * DELIVERIES_PER_SECOND_WHILE_BUSY + burst);
-    for (let i = 0; i < BUSY_REQUESTS; i++) busy.work.leave();
-    busy.pace.allowance(2_000);
-    // The next look's window saw no request at all.
-    expect(busy.pace.allowance(2_000)).toBe(2_000);
+  it('starts at most its rate, a batch at a time, while requests keep the database busy', () => {
+    const busy = paced(10);
+    const seconds = 2;
+    const started = busy.startedOver(seconds);
+    const batch = DELIVERIES_PER_SECOND_WHILE_BUSY / 10;
+    // The first judgement comes after JUDGE_EVERY_MS: until then, all may start.
+    const beforeJudged = (JUDGE_EVERY_MS / 5) * 2_000;
+    expect(started - beforeJudged).toBeGreaterThanOrEqual(
+      seconds * DELIVERIES_PER_SECOND_WHILE_BUSY - batch,
+    );
+    expect(started - beforeJudged).toBeLessThanOrEqual(
+      seconds * DELIVERIES_PER_SECOND_WHILE_BUSY + batch,
+    );
+    expect([...busy.allowances].sort((a, b) => a - b)).toEqual([0, batch]);
   });
 });

@@ -1,39 +1,52 @@
 import type { DatabaseWork } from '../../support/service-metrics.js';
 
-/** Requests waiting on the database from which the API counts as busy. */
-export const BUSY_REQUESTS = 8;
+/** The share of the time with requests pending on the database from which the API is busy. */
+export const BUSY_SHARE = 0.8;
 /** Deliveries a process starts a second while the API is busy. */
 export const DELIVERIES_PER_SECOND_WHILE_BUSY = 200;
+/**
+ * How long the API's load is measured over before it is judged again: looks run after every
+ * finished delivery and every commit, and a window of one look to the next, often under a
+ * millisecond, mostly saw no request waiting even on a busy API.
+ */
+export const JUDGE_EVERY_MS = 50;
 /** While busy, the worker looks this often, taking a tenth of a second's deliveries at most. */
 const LOOK_WHILE_BUSY_MS = 50;
 
 /**
- * Deliveries give way to the API's requests: while BUSY_REQUESTS or more have waited on the
- * database at once since its last look, a process starts at most
- * DELIVERIES_PER_SECOND_WHILE_BUSY deliveries a second (a token bucket holding a tenth of a
- * second's), so a burst of writes keeps the machine and the deliveries catch up after it. A
- * rate rather than a count in flight: slow endpoints holding their slots never take a healthy
- * endpoint's turn.
+ * Deliveries give way to the API's requests: while some request waited on the database for
+ * BUSY_SHARE or more of the last JUDGE_EVERY_MS, a process starts at most
+ * DELIVERIES_PER_SECOND_WHILE_BUSY deliveries a second, a tenth of a second's at a time (a
+ * token bucket), so a burst of writes keeps the machine and the deliveries catch up after it.
+ * A share of the time, not the most requests at once: a steady load arrives in bursts of a few
+ * milliseconds, which a peak reads as busy. A rate rather than a count in flight: slow
+ * endpoints holding their slots never take a healthy endpoint's turn.
  */
 export function requestsFirst(work: DatabaseWork, now: () => number = () => performance.now()) {
   const burst = DELIVERIES_PER_SECOND_WHILE_BUSY / 10;
   let tokens = burst;
   let at = now();
-  const refill = () => {
-    const time = now();
+  let judgedAt = at;
+  let busy = false;
+  const refill = (time: number) => {
     tokens = Math.min(burst, tokens + ((time - at) / 1000) * DELIVERIES_PER_SECOND_WHILE_BUSY);
     at = time;
   };
-  // A count taken at a look is biased: looks run when the database answers, just as the
-  // requests it answered leave. The peak since the last look is not.
-  let busy = false;
   return {
     /** How many of `wanted` deliveries may start now. */
     allowance: (wanted: number): number => {
-      busy = work.takePeak() >= BUSY_REQUESTS;
+      const time = now();
+      if (time - judgedAt >= JUDGE_EVERY_MS) {
+        busy = work.takeBusyShare(time) >= BUSY_SHARE;
+        judgedAt = time;
+      }
+      refill(time);
       if (!busy) return wanted;
-      refill();
-      return Math.min(wanted, Math.floor(tokens));
+      // A batch at a time: a claim is one statement whatever it takes, and commits wake the
+      // worker thousands of times a second, so claiming each token as it came made one
+      // statement a delivery.
+      const batch = Math.min(wanted, burst);
+      return tokens >= batch ? batch : 0;
     },
     /** `count` deliveries started. */
     spend: (count: number): void => {
