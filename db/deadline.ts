@@ -17,10 +17,13 @@ export class DatabaseDeadlineError extends Error {
   readonly code = 'DATABASE_DEADLINE';
 }
 
-/** Told when a budget's database work starts and when all of it has settled (metrics). */
+/**
+ * Told when a budget's database work starts and when all of it has settled, with the time
+ * (`performance.now()`) the budget read anyway (metrics).
+ */
 export interface WorkTracker {
-  enter(): void;
-  leave(): void;
+  enter(at: number): void;
+  leave(at: number): void;
 }
 
 /**
@@ -85,7 +88,7 @@ export class DatabaseBudget {
     const now = performance.now();
     if (this.pending++ === 0) {
       this.since = now;
-      this.tracker?.enter();
+      this.tracker?.enter(now);
     }
     const leftMs = this.limitMs - this.spentMs - (now - this.since);
     return new Promise<T>((resolve, reject) => {
@@ -103,8 +106,9 @@ export class DatabaseBudget {
       const settle = () => {
         clearTimeout(timer);
         if (--this.pending === 0) {
-          this.spentMs += performance.now() - this.since;
-          this.tracker?.leave();
+          const settled = performance.now();
+          this.spentMs += settled - this.since;
+          this.tracker?.leave(settled);
         }
       };
       // A work that throws at once rejects, and still settles the budget.
