@@ -141,6 +141,28 @@ describeOnPostgres('two writers on two connections (PostgreSQL)', () => {
     ['appendEvents', 'insertPets'],
   ] as const;
 
+  it('reads the last id only once an open writer has committed, and counts its event', async () => {
+    const writer = connection();
+    const start = await lastEventId(db());
+    const release = gate();
+    const held = gate();
+    const tx = writer.transaction(async (runner) => {
+      await appendEvents(runner, [change('Open')]);
+      held.open();
+      await release.promise;
+    });
+    await held.promise;
+    let settled: number | undefined;
+    const reading = lastEventId(db()).then((id) => (settled = id));
+    // It waits on the writer's lock: nothing ends that wait but the writer.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(settled).toBeUndefined();
+    release.open();
+    await tx;
+    // Read with a snapshot taken after the wait: the writer's event is below it.
+    expect(await reading).toBeGreaterThan(start);
+  });
+
   for (const [first, second] of pairs) {
     it(`never shows a later id before an earlier one commits (${first}, then ${second}): a reader resuming in between gets both`, async () => {
       const [a, b] = [connection(), connection()];

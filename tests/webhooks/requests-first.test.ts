@@ -7,10 +7,10 @@ import {
 import { DatabaseWork } from '../../server/support/service-metrics.js';
 
 /**
- * A pace on a clock the test moves, and an API that keeps a request on the database for
- * `busyMs` of every 10 ms (one request at a time, as far apart as that leaves).
+ * A pace on a clock the test moves, and an API that keeps `atOnce` requests on the database
+ * for `busyMs` of every 10 ms.
  */
-function paced(busyMs: number) {
+function paced(busyMs: number, atOnce = 1) {
   const work = new DatabaseWork(0);
   let now = 0;
   const pace = requestsFirst(work, () => now);
@@ -25,11 +25,11 @@ function paced(busyMs: number) {
       for (; now < seconds * 1000; now++) {
         // A request ends `busyMs` after it began, and the next begins on the next 10 ms.
         if (pending && now % 10 === busyMs % 10) {
-          work.leave(now);
+          for (let i = 0; i < atOnce; i++) work.leave(now);
           pending = false;
         }
         if (!pending && busyMs > 0 && now % 10 === 0) {
-          work.enter(now);
+          for (let i = 0; i < atOnce; i++) work.enter(now);
           pending = true;
         }
         if (now % 5 !== 0) continue;
@@ -45,9 +45,9 @@ function paced(busyMs: number) {
 
 describe('deliveries give way to requests', () => {
   it('limits nothing while requests leave the database idle part of the time', () => {
-    // Requests waiting on the database 1 ms of 10, and 7 of 10: short bursts of work.
-    expect(paced(1).startedOver(1)).toBe(2_000 * 200);
+    // Requests waiting on the database 7 ms of 10, and a burst of 20 at once 1 ms of 10.
     expect(paced(7).startedOver(1)).toBe(2_000 * 200);
+    expect(paced(1, 20).startedOver(1)).toBe(2_000 * 200);
   });
 
   it('starts at most its rate, a batch at a time, while requests keep the database busy', () => {
