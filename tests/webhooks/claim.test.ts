@@ -1,6 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { executeRows } from '../../db/database.js';
+import { statementOf, transaction } from '../../db/runner.js';
 import { recordAttempts } from '../../server/webhooks/storage/attempts.js';
 import { claimDeliveries, settledEvents } from '../../server/webhooks/storage/claim.js';
 import { queueDepths, type ClaimedDelivery } from '../../server/webhooks/storage/deliveries.js';
@@ -83,6 +84,24 @@ describe('claiming deliveries', () => {
     const second = ofEndpoint(await claim(), 'backlog');
     expect(second.map((d) => d.eventId)).toEqual(first.map((d) => d.eventId + 10));
     expect(await rowsOf('backlog')).toEqual({ n: 20 });
+  });
+
+  it('reads each claimed event by its key, not the whole log', async () => {
+    await endpoint('long-log');
+    await events(20_000);
+    await run(sql`analyze events`);
+    await run(sql`update webhook_endpoints set fanned_out_through = fanned_out_through + 19990
+      where id = 'long-log'`);
+    const { db } = database.handle;
+    const settled = await settledEvents(db);
+    const scans = statementOf(sql`select seq_scan from pg_stat_xact_user_tables
+      where relname = 'events'`);
+    const [claimed, seqScans] = await transaction(db, async (tx) => [
+      await claimDeliveries(tx, { limit: 100, leaseSeconds: 8, settled }),
+      (await tx.rows(scans))[0]?.[0],
+    ]);
+    expect(ofEndpoint(claimed, 'long-log')).toHaveLength(10);
+    expect(Number(seqScans)).toBe(0);
   });
 
   it('has one attempt in flight for an endpoint that is failing', async () => {

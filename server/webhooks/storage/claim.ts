@@ -124,7 +124,12 @@ const claimStatement = statementOf(sql`
   select claimed.id, claimed.endpoint_id, claimed.event_id, claimed.attempts, e.type,
     e.occurred_at, e.data, w.url, w.secret,
     case when w.previous_secret_expires_at > now() then w.previous_secret end, w.failing_since
-  from claimed join events e on e.id = claimed.event_id
+  from claimed cross join lateral (
+    -- One probe of the key per claimed row (the limit keeps the subquery from being merged
+    -- into a join): as a join, the planner read and hashed the whole log, 4.5 of a claim's
+    -- 6.9 ms at 22,000 events, and more as the log grows.
+    select type, occurred_at, data from events where id = claimed.event_id limit 1
+  ) e
   join webhook_endpoints w on w.id = claimed.endpoint_id`);
 
 export interface ClaimOptions {
