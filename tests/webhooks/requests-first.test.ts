@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  DATABASE_SHARE_WHILE_BUSY,
   DELIVERIES_PER_SECOND_WHILE_BUSY,
   JUDGE_EVERY_MS,
   requestsFirst,
@@ -10,7 +11,7 @@ import { DatabaseWork } from '../../server/support/service-metrics.js';
  * A pace on a clock the test moves, and an API that keeps `atOnce` requests on the database
  * for `busyMs` of every 10 ms.
  */
-function paced(busyMs: number, atOnce = 1) {
+function paced(busyMs: number, atOnce = 1, { costMs = 0 } = {}) {
   const work = new DatabaseWork(0);
   let now = 0;
   const pace = requestsFirst(work, () => now);
@@ -35,6 +36,7 @@ function paced(busyMs: number, atOnce = 1) {
         if (now % 5 !== 0) continue;
         const allowed = pace.allowance(2_000);
         pace.spend(allowed);
+        if (allowed > 0) pace.worked(allowed * costMs);
         started += allowed;
         if (now > JUDGE_EVERY_MS) allowances.add(allowed);
       }
@@ -64,5 +66,18 @@ describe('deliveries give way to requests', () => {
       seconds * DELIVERIES_PER_SECOND_WHILE_BUSY + batch,
     );
     expect([...busy.allowances].sort((a, b) => a - b)).toEqual([0, batch]);
+  });
+
+  it('lets their database work take at most its share of the time while requests are busy', () => {
+    // Each delivery's claim and outcome take 2 ms of the database: the share binds before the rate.
+    const costMs = 2;
+    const busy = paced(10, 1, { costMs });
+    const seconds = 2;
+    const beforeJudged = (JUDGE_EVERY_MS / 5) * 2_000;
+    const started = busy.startedOver(seconds) - beforeJudged;
+    const batch = DELIVERIES_PER_SECOND_WHILE_BUSY / 10;
+    const share = (seconds * 1000 * DATABASE_SHARE_WHILE_BUSY) / costMs;
+    expect(started).toBeGreaterThanOrEqual(share - batch);
+    expect(started).toBeLessThanOrEqual(share + batch);
   });
 });

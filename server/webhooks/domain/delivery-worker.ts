@@ -60,12 +60,12 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): {
     options.prepared() && !stopped ? queueDepths(db) : Promise.resolve(new Map<string, number>()),
   );
   const agent = createDeliveryAgent(options.allowPrivate);
-  const record = outcomeWriter(db);
+  const pace = requestsFirst(options.metrics.databaseWork);
+  const record = outcomeWriter(db, pace.worked);
   let inFlight = 0;
   let settled = 0;
   let settledAt = -Infinity;
   let claimedLast = false;
-  const pace = requestsFirst(options.metrics.databaseWork);
   // The attempts themselves, not their ids: a delivery whose lease ran out may be claimed again
   // while its older attempt still runs, and that attempt's end must not drop the newer lease.
   const held = new Set<ClaimedDelivery>();
@@ -161,7 +161,8 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): {
     if (!waiting.due && !waiting.fresh) {
       return { worked: false, more: false, endpoints: waiting.endpoints };
     }
-    const sinceSettled = performance.now() - settledAt;
+    const lookedAt = performance.now();
+    const sinceSettled = lookedAt - settledAt;
     const settle = waiting.fresh && (inFlight === 0 || sinceSettled >= SETTLE_EVERY_MS);
     if (settle) {
       settledAt = performance.now();
@@ -172,6 +173,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): {
       leaseSeconds: LEASE_SECONDS,
       settled,
     });
+    pace.worked(performance.now() - lookedAt);
     for (const delivery of claimed) launch(delivery);
     pace.spend(claimed.length);
     failing = false;

@@ -18,6 +18,8 @@ interface Waiting {
  */
 export function outcomeWriter(
   db: Database,
+  /** Told how long each statement took. */
+  wrote: (ms: number) => void = () => undefined,
 ): (attempt: FinishedAttempt) => Promise<RecordedAttempt> {
   const waiting: Waiting[] = [];
   let writing = false;
@@ -26,6 +28,7 @@ export function outcomeWriter(
     writing = true;
     while (waiting.length > 0) {
       const batch = waiting.splice(0, MAX_BATCH);
+      const startedAt = performance.now();
       try {
         const answers = await recordAttempts(
           db,
@@ -37,6 +40,7 @@ export function outcomeWriter(
       } catch (error) {
         for (const { reject } of batch) reject(error);
       }
+      wrote(performance.now() - startedAt);
     }
     writing = false;
   }
