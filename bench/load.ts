@@ -74,5 +74,7 @@ process.stdout.write(
     p99: result.latency.p99,
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
+    loadedFrom: result.start.getTime(),
+    loadedUntil: result.finish.getTime(),
   }),
 );

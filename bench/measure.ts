@@ -17,6 +17,12 @@ export interface LoadSettings {
 export interface Measurement extends Sample {
   /** Resident memory every 250 ms, as [seconds since the start, MiB]. */
   rssTimeline: [number, number][];
+  /**
+   * When the load generator's requests began and ended (epoch ms): the measurement's window
+   * also holds the generator's own start, while the server idles.
+   */
+  loadedFrom: number;
+  loadedUntil: number;
 }
 
 /** Drives `requests` (each connection cycles through them) and samples the server's memory. */
@@ -50,7 +56,11 @@ export async function measure(
   try {
     const cpuBefore = cpuSeconds(pid);
     const { requests: total, ...result } = await runToJson<
-      Omit<Sample, 'peakRssMiB' | 'cpuUsPerRequest' | 'coreBusy'> & { requests: number }
+      Omit<Sample, 'peakRssMiB' | 'cpuUsPerRequest' | 'coreBusy'> & {
+        requests: number;
+        loadedFrom: number;
+        loadedUntil: number;
+      }
     >(command, commandArgs);
     const cpu = cpuSeconds(pid) - cpuBefore;
     return {
