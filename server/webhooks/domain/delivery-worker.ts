@@ -165,7 +165,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): {
     const sinceSettled = lookedAt - settledAt;
     const settle = waiting.fresh && (inFlight === 0 || sinceSettled >= SETTLE_EVERY_MS);
     if (settle) {
-      settledAt = performance.now();
+      settledAt = lookedAt;
       settled = await settledEvents(db);
     }
     const claimed = await claimDeliveries(db, {
