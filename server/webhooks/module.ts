@@ -36,6 +36,7 @@ export function startWebhooks(options: WebhooksOptions): Webhooks {
   const worker = startDeliveryWorker({
     ...settings,
     db: options.database.db,
+    store: options.database.kind,
     logger: options.logger,
     metrics: options.metrics,
     prepared: options.prepared,

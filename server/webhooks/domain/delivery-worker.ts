@@ -1,4 +1,5 @@
 import type { Database } from '../../../db/database.js';
+import type { DatabaseHandle } from '../../../db/handle.js';
 import { claimDeliveries, settledEvents, workWaiting } from '../storage/claim.js';
 import { queueDepths, renewLeases, type ClaimedDelivery } from '../storage/deliveries.js';
 import { disableWebhookEndpoint } from '../storage/endpoints.js';
@@ -38,6 +39,8 @@ const AFTER_WORK = { endpoints: true, fresh: true, due: true } as const;
  */
 export interface DeliveryWorkerOptions extends WebhookSettings {
   db: Database;
+  /** Which store `db` is: how busy the API looks depends on it (requests-first.ts). */
+  store: DatabaseHandle['kind'];
   logger: Logger;
   metrics: ServiceMetrics;
   /** False until the database's migrations ran: the worker waits for its tables. */
@@ -60,7 +63,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): {
     options.prepared() && !stopped ? queueDepths(db) : Promise.resolve(new Map<string, number>()),
   );
   const agent = createDeliveryAgent(options.allowPrivate);
-  const pace = requestsFirst(options.metrics.databaseWork);
+  const pace = requestsFirst(options.metrics.databaseWork, options.store);
   const record = outcomeWriter(db, pace.worked);
   let inFlight = 0;
   let settled = 0;
