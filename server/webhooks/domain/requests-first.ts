@@ -13,16 +13,10 @@ export const BUSY_SHARE: Record<DatabaseHandle['kind'], number> = { postgres: 0.
 export const DELIVERIES_PER_SECOND_WHILE_BUSY = 200;
 /**
  * The share of the time the deliveries' own database work (claims, outcomes) may take while the
- * API is busy, by store, so that the deliveries take about a tenth of what the API runs on. On
- * PostgreSQL that is the database's time. On the embedded store it is the service's one thread,
- * where a count alone let the deliveries take most of it, and where the rest of a delivery's
- * work (signing, sending, reading the answer) took about as long again as its statements
- * (0.73 against 0.66 ms), so its statements get half.
+ * API is busy: on the embedded store it runs on the requests' one connection and thread, where
+ * a delivery costs about what a create does, so a count alone let them take most of it.
  */
-export const DATABASE_SHARE_WHILE_BUSY: Record<DatabaseHandle['kind'], number> = {
-  postgres: 0.1,
-  pglite: 0.05,
-};
+export const DATABASE_SHARE_WHILE_BUSY = 0.1;
 /**
  * How long the API's load is measured over before it is judged again: looks run after every
  * finished delivery and every commit, and a window of one look to the next, often under a
@@ -36,9 +30,8 @@ const LOOK_WHILE_BUSY_MS = 50;
  * Deliveries give way to the API's requests: while some request waited on the database for
  * the store's BUSY_SHARE or more of the last JUDGE_EVERY_MS, a process starts at most
  * DELIVERIES_PER_SECOND_WHILE_BUSY deliveries a second, a tenth of a second's at a time (a
- * token bucket), and their claims and outcomes take at most the store's
- * DATABASE_SHARE_WHILE_BUSY of the time, so a burst of writes keeps the machine and the
- * deliveries catch up after it.
+ * token bucket), and their claims and outcomes take at most DATABASE_SHARE_WHILE_BUSY of the
+ * time, so a burst of writes keeps the machine and the deliveries catch up after it.
  * A share of the time, not the most requests at once: a steady load arrives in bursts of a few
  * milliseconds, which a peak reads as busy. A rate rather than a count in flight: slow
  * endpoints holding their slots never take a healthy endpoint's turn.
@@ -49,19 +42,18 @@ export function requestsFirst(
   now: () => number = () => performance.now(),
 ) {
   const busyShare = BUSY_SHARE[store];
-  const workShare = DATABASE_SHARE_WHILE_BUSY[store];
   const burst = DELIVERIES_PER_SECOND_WHILE_BUSY / 10;
   let tokens = burst;
   // Milliseconds of database work the deliveries may still take while busy: a tenth of a
   // second's share at most, so a quiet spell is not saved up for the next burst.
-  const workBurstMs = workShare * 100;
+  const workBurstMs = DATABASE_SHARE_WHILE_BUSY * 100;
   let workMs = workBurstMs;
   let at = now();
   let judgedAt = at;
   let busy = false;
   const refill = (time: number) => {
     tokens = Math.min(burst, tokens + ((time - at) / 1000) * DELIVERIES_PER_SECOND_WHILE_BUSY);
-    workMs = Math.min(workBurstMs, workMs + (time - at) * workShare);
+    workMs = Math.min(workBurstMs, workMs + (time - at) * DATABASE_SHARE_WHILE_BUSY);
     at = time;
   };
   return {
