@@ -5,6 +5,7 @@ import { describeOnPostgres } from '../helpers/database.js';
 import { runBounded } from '../helpers/load.js';
 import { TEST_KEY } from '../helpers/server.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
+import { DEFAULT_TIMEOUT_SECONDS } from '../../server/webhooks/domain/settings.js';
 
 const ENDPOINTS = 3;
 const authorization = `Bearer ${TEST_KEY}`;
@@ -125,7 +126,7 @@ describeOnPostgres('webhooks from two instances of two workers', () => {
     const hooks = await receivers();
     // The default timeout: a second is a duration a loaded machine misses (four processes start
     // and create at once), and an attempt timed out is sent again, as the contract allows.
-    const settings = { WORKERS: '2', WEBHOOK_TIMEOUT: '15s' };
+    const settings = { WORKERS: '2', WEBHOOK_TIMEOUT: `${String(DEFAULT_TIMEOUT_SECONDS)}s` };
     const [a, b] = await Promise.all([server(database, settings), server(database, settings)]);
     for (const hook of hooks) {
       expect((await call(a, 'POST', '/v1/webhooks', { url: hook.url })).status).toBe(201);
